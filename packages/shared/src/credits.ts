@@ -1,0 +1,25 @@
+import type { Endpoint } from "./endpoints.js";
+import type { JobStatus } from "./endpoints.js";
+
+/** What a job costs once final (SPEC §8): failed 0; product sellers 1 per 10 sellers, minimum 1. */
+export function creditsFor(endpoint: Endpoint, status: JobStatus, result?: unknown): number {
+  if (status !== "completed") return 0;
+  if (endpoint === "web-shopping-product") {
+    const sellers = (result as { sellers?: unknown[] } | undefined)?.sellers;
+    const count = Array.isArray(sellers) ? sellers.length : 0;
+    return Math.max(1, Math.ceil(count / 10));
+  }
+  return 1;
+}
+
+/** Credits reserved when a job is accepted: the minimum any completed job costs. */
+export const RESERVED_CREDITS = 1;
+
+/** Credit packs operators grant (SPEC §8). */
+export const CREDIT_PACKS = {
+  starter: 50_000,
+  standard: 500_000,
+  scale: 2_500_000,
+  ultimate: 12_500_000,
+} as const;
+export type CreditPack = keyof typeof CREDIT_PACKS;

@@ -1,0 +1,49 @@
+/** Every error code the service answers with, and its HTTP status (DECISIONS.md, Errors). */
+export const ERROR_STATUS = {
+  invalid_request: 400,
+  invalid_json: 400,
+  unauthorized: 401,
+  insufficient_credits: 402,
+  not_found: 404,
+  method_not_allowed: 405,
+  unsupported_media_type: 415,
+  payload_too_large: 413,
+  rate_limited: 429,
+  concurrency_limited: 429,
+  internal_error: 500,
+  upstream_error: 502,
+  unavailable: 503,
+} as const satisfies Record<string, number>;
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface FieldIssue {
+  field: string;
+  message: string;
+}
+
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: FieldIssue[],
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+    this.name = "ApiError";
+    this.status = ERROR_STATUS[code];
+  }
+}
+
+/** Customer-facing failure texts for jobs: what went wrong, in words a customer can act on. */
+export const JOB_ERRORS = {
+  timedOut: "timed out",
+  blocked: "upstream blocked the request",
+  upstreamTimeout: "upstream timed out",
+  unparseable: "no results page could be parsed",
+  upstreamError: "upstream returned an error",
+  consent: "upstream asked for cookie consent and no profile could pass it",
+  jsWall: "upstream required JavaScript and no profile could pass it",
+  notSupported: "this result kind is not supported yet",
+  internal: "internal error while processing the job",
+} as const;

@@ -1,0 +1,13 @@
+import { existsSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
+
+/** Captured upstream pages: `SERP_FIXTURES_DIR`, else `../shared/fixtures/google` beside the repository. */
+export const FIXTURES_DIR = process.env.SERP_FIXTURES_DIR ?? resolve(repoRoot, "../shared/fixtures/google");
+export const fixturesAvailable = existsSync(FIXTURES_DIR);
+
+/** The upstream's location list: `SERP_GEOTARGETS_DIR`, else `../shared/data/geotargets`. */
+export const GEOTARGETS_DIR = process.env.SERP_GEOTARGETS_DIR ?? resolve(repoRoot, "../shared/data/geotargets");
+export const geotargetsAvailable = existsSync(GEOTARGETS_DIR);
