@@ -7,3 +7,5 @@ export * from "./job.js";
 export * from "./params.js";
 export * from "./results.js";
 export * from "./schemas.js";
+export * from "./build-result.js";
+export * from "./closers.js";

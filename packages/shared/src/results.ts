@@ -43,13 +43,24 @@ export interface AdResult {
 }
 
 export interface AiOverview {
-  text_blocks: { type: "paragraph" | "list" | "heading"; snippet?: string; list?: { snippet: string }[] }[];
-  references?: { title: string; link: string; source?: string; index: number }[];
+  text_blocks: {
+    type: "paragraph" | "list" | "heading";
+    snippet?: string;
+    /** Words the overview highlights in the snippet. */
+    snippet_highlighted_words?: string[];
+    /** List items; `title` is the bold lead-in some items start with (`Sunlight is White Light:`). */
+    list?: { title?: string; snippet: string }[];
+  }[];
+  references?: { title: string; link: string; snippet?: string; source?: string; index: number }[];
 }
 
 export interface RelatedQuestion {
   question: string;
   snippet?: string;
+  /** Items of an answer shown as a list (the snippet is then the list's heading). */
+  list?: string[];
+  /** Date printed under the answer (`Oct 13, 2025`). */
+  date?: string;
   title?: string;
   link?: string;
   displayed_link?: string;
@@ -150,6 +161,11 @@ export interface ShoppingResult {
   delivery?: string;
   extensions?: string[];
   thumbnail?: string;
+  /** Description text some layouts show under the product. */
+  snippet?: string;
+  /** Stores the product is compared across, as shown (`"25+"`), and the link to that comparison. */
+  number_of_comparisons?: string;
+  comparison_link?: string;
 }
 export interface ShoppingBlocks {
   shopping_results: ShoppingResult[];
@@ -165,6 +181,10 @@ export interface Seller {
   total_price?: string;
   extracted_total_price?: number;
   details?: string;
+  /** The merchant's own rating line, e.g. "90% positivos" → 90. */
+  positive_reviews_percent?: number;
+  /** How many reviews the merchant (not the product) has. */
+  reviews?: number;
 }
 export interface SellersBlocks {
   product_title?: string;
@@ -180,6 +200,10 @@ export interface ProductInfo {
   rating?: number;
   reviews?: number;
   prices?: string[];
+  /** Short attributes under "product details" (brand · burners · width …). */
+  extensions?: string[];
+  /** Bullet points the page lists beside the images. */
+  highlights?: string[];
 }
 export interface ProductInfoBlocks {
   product_results: ProductInfo;
@@ -192,6 +216,8 @@ export interface Suggestion {
 }
 export interface AutocompleteBlocks {
   suggestions: Suggestion[];
+  /** How the upstream scores the typed text itself (client=chrome `google:verbatimrelevance`). */
+  verbatim_relevance?: number;
 }
 
 export interface BlocksByEndpoint {

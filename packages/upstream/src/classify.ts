@@ -1,4 +1,9 @@
-// Placeholder until the classifier lands (issue 3); replaced by the real module.
+/**
+ * What an upstream answer is, decided with string checks only (no parse): it runs on every
+ * response, pages are up to 2 MB, and only `results` / `no_results` pages go on to a parser.
+ * Signals come from reference/google-upstream.md §2 (SearXNG `detect_google_sorry`) and from
+ * reading the captured block, consent and error pages.
+ */
 import type { Endpoint } from "@serp/shared";
 
 /** What an upstream answer is. Only `results` and `no_results` pages are parsed. */
@@ -12,6 +17,130 @@ export interface UpstreamResponse {
   url: string;
 }
 
-export function classify(_res: UpstreamResponse, _endpoint: Endpoint): PageClass {
-  throw new Error("classifier not implemented");
+/** Block, consent and JS-wall interstitials are a few KB; a results page is never this small. */
+const INTERSTITIAL_MAX = 64 * 1024;
+/** SearXNG's rule: a body this small that mentions `/sorry/` is a redirect to the block page. */
+const SORRY_MENTION_MAX = 2_000;
+
+/** Markup only the block ("sorry") pages carry: captcha forms, the sorry paths, reCAPTCHA. */
+const SORRY_MARKUP = [
+  'id="captcha-form"',
+  'action="CaptchaRedirect"',
+  "/sorry/index",
+  "/sorry/image",
+  "sorry.google.com",
+  'class="g-recaptcha"',
+];
+/** Google's own error pages: `<title>Error 403 (Forbidden)!!1</title>`, `Error 502 (Server Error)!!1`. */
+const GOOGLE_ERROR_TITLE = /<title>Error \d{3} \([^)<]*\)!!1<\/title>/;
+/** The consent interstitial posts its choice to consent.google.<tld>; its picture is the cookie wall. */
+const CONSENT_MARKUP = ['action="https://consent.google.', "scene_cookie_wall"];
+const ENABLEJS = "/httpservice/retry/enablejs";
+/**
+ * Markup of result items: result-block ids (`data-hveid`, `#rso`), basic-layout result links
+ * (`/url?q=`). Interstitials have none. Results pages that hold the inline consent dialog, or
+ * the `<noscript>` enablejs fallback every page has carried since 2025, have plenty.
+ */
+const RESULT_MARKUP = ["data-hveid", 'id="rso"', "id=rso", "/url?q=", 'class="g"'];
+/** The "did not match any documents" card; its markup is the same in every language. */
+const NO_RESULTS_MARKUP = ['card-section"><p aria-level="3" role="heading"', "- did not match any documents"];
+
+export function classify(res: UpstreamResponse, endpoint: Endpoint): PageClass {
+  const { statusCode: status, body } = res;
+  if (status >= 300 && status < 400) return classifyRedirect(header(res, "location"));
+  if (status === 429) return "blocked";
+  if (isSorryUrl(res.url) || isSorryPage(body)) return "blocked";
+  if (status >= 400 || status < 200) return "upstream_error";
+  if (!body.trim() || GOOGLE_ERROR_TITLE.test(body.slice(0, 4096))) return "upstream_error";
+  if (endpoint === "web-autocomplete" && !looksLikeHtml(body)) return classifySuggestions(body);
+  const small = body.length <= INTERSTITIAL_MAX;
+  if (small && hostOf(res.url).startsWith("consent.")) return "consent";
+  if (small && includesAny(body, CONSENT_MARKUP) && !includesAny(body, RESULT_MARKUP)) return "consent";
+  if (body.includes(ENABLEJS) && !includesAny(body, RESULT_MARKUP)) return "js_wall";
+  if (small && looksLikeHtml(body) && !/<\/html>/i.test(body)) return "upstream_error"; // cut short
+  if (includesAny(body, NO_RESULTS_MARKUP)) return "no_results";
+  return "results";
+}
+
+function classifyRedirect(location: string | undefined): PageClass {
+  if (!location) return "upstream_error";
+  if (isSorryUrl(location)) return "blocked";
+  if (hostOf(location).startsWith("consent.")) return "consent";
+  if (location.includes(ENABLEJS)) return "js_wall";
+  return "upstream_error";
+}
+
+function isSorryUrl(url: string): boolean {
+  try {
+    const u = new URL(url, "https://www.google.com");
+    return u.hostname.startsWith("sorry.") || u.pathname.startsWith("/sorry");
+  } catch {
+    return false;
+  }
+}
+
+function isSorryPage(body: string): boolean {
+  if (body.length > INTERSTITIAL_MAX) return false;
+  // Markup only (a suggestion list may quote these words), and never a page that holds results.
+  if (!body.trimStart().startsWith("<") || includesAny(body, RESULT_MARKUP)) return false;
+  if (body.length <= SORRY_MENTION_MAX && body.includes("/sorry/")) return true;
+  if (!looksLikeHtml(body)) return false;
+  return includesAny(body, SORRY_MARKUP) || (body.includes("unusual traffic") && body.includes("<form"));
+}
+
+/**
+ * Suggestion responses: chrome/firefox JSON `[query, [suggestions…], …]`, gws-wiz JSON after an
+ * XSSI guard `[[[suggestion, …]…], {…}]`, JSONP `fn([…])`, or toolbar XML `<toplevel>…</toplevel>`.
+ * Empty list → no_results; a body that does not parse (cut short) or has another shape → upstream_error.
+ */
+function classifySuggestions(body: string): PageClass {
+  const text = body.trim();
+  if (text.startsWith("<")) {
+    if (/<toplevel\s*\/>/.test(text)) return "no_results";
+    if (!text.includes("</toplevel>")) return looksLikeXml(text) ? "upstream_error" : "results";
+    return text.includes("<CompleteSuggestion") ? "results" : "no_results";
+  }
+  const json = text.replace(/^\)\]\}'/, ""); // the XSSI guard before gws-wiz JSON
+  const start = json.search(/[[{]/);
+  const end = Math.max(json.lastIndexOf("]"), json.lastIndexOf("}"));
+  if (start < 0 || end < start) return "upstream_error";
+  // Suggestion lists are a few KB: a body far larger is not one (and is not worth a JSON parse).
+  if (end - start > INTERSTITIAL_MAX) return "upstream_error";
+  let data: unknown;
+  try {
+    data = JSON.parse(json.slice(start, end + 1));
+  } catch {
+    return "upstream_error";
+  }
+  // Any other JSON is not something the suggest endpoint answers.
+  if (!Array.isArray(data)) return "upstream_error";
+  const list = typeof data[0] === "string" ? data[1] : Array.isArray(data[0]) ? data[0] : undefined;
+  if (!Array.isArray(list)) return "upstream_error";
+  return list.length ? "results" : "no_results";
+}
+
+function looksLikeHtml(body: string): boolean {
+  // An XML declaration may come first (the feature-phone layout is XHTML), and a comment.
+  return /^\s*\ufeff?\s*(?:<\?xml[^>]*>\s*)?(?:<!--[^]*?-->\s*)?<(?:!doctype\s+html|html)[\s>]/i.test(body.slice(0, 1024));
+}
+
+function looksLikeXml(body: string): boolean {
+  return /^\s*<\?xml|^\s*<toplevel/.test(body);
+}
+
+function includesAny(body: string, needles: readonly string[]): boolean {
+  return needles.some((n) => body.includes(n));
+}
+
+function header(res: UpstreamResponse, name: string): string | undefined {
+  const v = res.headers[name] ?? res.headers[name.toLowerCase()];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url, "https://www.google.com").hostname;
+  } catch {
+    return "";
+  }
 }

@@ -1,5 +1,197 @@
-// Placeholder until its parser lands (issue 3); replaced by the real module.
-import type { ImagesBlocks } from "@serp/shared";
-export function parseImages(_html: string): ImagesBlocks {
-  throw new Error("web-images parser not implemented");
+/**
+ * Images search (`tbm=isch` / `udm=2`) → `images_results`. Each layout the upstream has served is one
+ * row of LAYOUTS: the selector of its tiles and how to read one. The first layout whose tiles are on
+ * the page reads them all. Whatever the layout, an `/imgres?` link inside a tile is read too: its query
+ * carries the full image URL, the source page and the size.
+ */
+import type { ImageResult, ImagesBlocks } from "@serp/shared";
+import { textContent } from "domutils";
+import { isTag } from "domhandler";
+import { all, attr, first, parseHtml, targetUrl, text, textOf, unwrapWayback, type Element } from "../dom.js";
+
+/** Images tab as a browser renders it (`udm=2`, 2025): one `data-attrid` tile per image. */
+const MODERN = {
+  tile: 'div[data-attrid="images universal"]',
+  link: "a.EZAeBe[href]",
+  title: ".toI8Rb",
+  source: ".guK3rf",
+  image: ".H8Rx8c img",
+} as const;
+
+/**
+ * Basic HTML grid (`gbv=1`, 2017): a table cell per image holding the link, the thumbnail, a `<cite>`
+ * site name, then the title and a "1024 × 768 - 45k - jpg" line, separated by `<br>`.
+ */
+const BASIC_TABLE = {
+  tile: "table.images_table td",
+  link: "a[href]",
+  image: "img",
+  source: "cite",
+} as const;
+
+/** Basic XHTML-mobile grid (2022): a cell per image, the title and site as two spans under the link. */
+const BASIC_MOBILE = {
+  tile: "td.e3goi",
+  link: "a[href]",
+  image: "img",
+  title: ".x3G5ab",
+  source: ".F9iS2e",
+} as const;
+
+/** Light layouts (`/wml/search`, older basic pages): each image is an `/imgres?` link, nothing else. */
+const IMGRES = {
+  link: 'a[href*="/imgres?"]',
+  image: "img",
+} as const;
+
+type Fields = Omit<ImageResult, "position">;
+
+interface Layout {
+  name: string;
+  tiles: string;
+  read: (tile: Element) => Fields;
+}
+
+const LAYOUTS: Layout[] = [
+  {
+    name: "udm2-2025",
+    tiles: MODERN.tile,
+    read: (tile) => {
+      const img = first(MODERN.image, tile);
+      return {
+        title: textOf(MODERN.title, tile) ?? (attr(img, "alt") || undefined),
+        link: pageLink(attr(first(MODERN.link, tile), "href") ?? attr(tile, "data-lpage")),
+        source: textOf(MODERN.source, tile),
+        thumbnail: thumbnailOf(img),
+      };
+    },
+  },
+  {
+    name: "basic-table-2017",
+    tiles: BASIC_TABLE.tile,
+    read: (tile) => {
+      const source = attr(first(BASIC_TABLE.source, tile), "title") ?? textOf(BASIC_TABLE.source, tile);
+      const lines = brLines(tile).filter((l) => l && l !== source);
+      const size = lines.map(imageSize).find((s) => s !== undefined);
+      const title = lines.find((l) => imageSize(l) === undefined);
+      return {
+        title,
+        link: pageLink(attr(first(BASIC_TABLE.link, tile), "href")),
+        source,
+        thumbnail: thumbnailOf(first(BASIC_TABLE.image, tile)),
+        original_width: size?.[0],
+        original_height: size?.[1],
+      };
+    },
+  },
+  {
+    name: "basic-mobile-2022",
+    tiles: BASIC_MOBILE.tile,
+    read: (tile) => ({
+      title: textOf(BASIC_MOBILE.title, tile),
+      link: pageLink(attr(first(BASIC_MOBILE.link, tile), "href")),
+      source: textOf(BASIC_MOBILE.source, tile),
+      thumbnail: thumbnailOf(first(BASIC_MOBILE.image, tile)),
+    }),
+  },
+  {
+    name: "imgres-links",
+    tiles: IMGRES.link,
+    // Only the caption link has text; an image's alt there is a generic "Image result for …".
+    read: (a) => ({ title: text(a) || undefined, thumbnail: thumbnailOf(first(IMGRES.image, a)) }),
+  },
+];
+
+export function parseImages(html: string): ImagesBlocks {
+  const doc = parseHtml(html);
+  for (const layout of LAYOUTS) {
+    const tiles = all(layout.tiles, doc);
+    if (tiles.length === 0) continue;
+    const items = mergeRepeats(tiles.map((tile) => withImgres(tile, layout.read(tile))));
+    return { images_results: items.map((fields, i) => ({ position: i + 1, ...compact(fields) })) };
+  }
+  return { images_results: [] };
+}
+
+/**
+ * What an `/imgres?` link says about its image: `imgurl` (the image), `imgrefurl` (the page it is on),
+ * `w` and `h` (its size) and `tbnid` (its thumbnail's id). Wayback-rewritten links are unwrapped first.
+ */
+export function parseImgres(href: string | undefined): Fields | undefined {
+  const raw = unwrapWayback(href);
+  if (!raw?.includes("/imgres?")) return undefined;
+  let q: URLSearchParams;
+  try {
+    q = new URL(raw, "https://www.google.com").searchParams;
+  } catch {
+    return undefined;
+  }
+  const tbnid = q.get("tbnid")?.replace(/:$/, "");
+  return compact({
+    original: httpUrl(q.get("imgurl") ?? undefined),
+    link: httpUrl(q.get("imgrefurl") ?? undefined),
+    original_width: positiveInt(q.get("w")),
+    original_height: positiveInt(q.get("h")),
+    thumbnail: tbnid ? `https://encrypted-tbn0.gstatic.com/images?q=tbn:${tbnid}` : undefined,
+  });
+}
+
+/** The tile's own fields win; an `/imgres?` link inside it (or the tile itself) fills the gaps. */
+function withImgres(tile: Element, fields: Fields): Fields {
+  const a = tile.name === "a" && attr(tile, "href")?.includes("/imgres?") ? tile : first(IMGRES.link, tile);
+  const res = parseImgres(attr(a, "href"));
+  return res ? { ...res, ...compact(fields) } : fields;
+}
+
+/** Light layouts link an image twice (picture, then caption): one item per image, the caption kept. */
+function mergeRepeats(items: Fields[]): Fields[] {
+  const out: Fields[] = [];
+  for (const item of items) {
+    const prev = out[out.length - 1];
+    if (prev && item.original && item.original === prev.original && item.link === prev.link) {
+      prev.title ??= item.title;
+      prev.thumbnail ??= item.thumbnail;
+    } else out.push(item);
+  }
+  return out.filter((item) => item.link ?? item.original);
+}
+
+/** Text of each `<br>`-separated line directly inside `el`, whitespace folded. */
+function brLines(el: Element): string[] {
+  const lines = [""];
+  for (const child of el.children) {
+    if (isTag(child) && child.name === "br") lines.push("");
+    else lines[lines.length - 1] += textContent(child);
+  }
+  return lines.map((l) => l.replace(/\s+/g, " ").trim());
+}
+
+/** `1024 × 768 - 454k - jpg` → [1024, 768]. */
+function imageSize(line: string): [number, number] | undefined {
+  const m = line.match(/^(\d+)\s*[×xX]\s*(\d+)\b/);
+  return m?.[1] && m[2] ? [Number(m[1]), Number(m[2])] : undefined;
+}
+
+/** The page an image is on: a redirect or archive wrapper unwrapped; for `/imgres?` links, its `imgrefurl`. */
+function pageLink(href: string | undefined): string | undefined {
+  const imgres = parseImgres(href);
+  return imgres ? imgres.link : httpUrl(targetUrl(unwrapWayback(href)));
+}
+
+/** A thumbnail URL: inline `data:` images and placeholders are not URLs a client can keep, so they are left out. */
+function thumbnailOf(img: Element | null): string | undefined {
+  return httpUrl(unwrapWayback(attr(img, "src") ?? attr(img, "data-src")));
+}
+
+function httpUrl(url: string | undefined): string | undefined {
+  return url && /^https?:\/\//i.test(url) ? url : undefined;
+}
+
+function positiveInt(raw: string | null): number | undefined {
+  const n = Number(raw);
+  return raw && Number.isInteger(n) && n > 0 ? n : undefined;
+}
+
+function compact(fields: Fields): Fields {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Fields;
 }

@@ -1,5 +1,114 @@
-// Placeholder until its parser lands (issue 3); replaced by the real module.
+/**
+ * The web results page, parsed once. Its landmarks (results column, ad blocks, page foot, result
+ * stats) are located in one walk of the document; each extractor then reads only its own subtree.
+ * The upstream's progressive JSON format (`{"c":…,"d":"<html…>"}/*""*\/` chunks) is joined back
+ * into the page it carries first.
+ */
 import type { WebSearchBlocks } from "@serp/shared";
-export function parseWebSearch(_html: string): WebSearchBlocks {
-  throw new Error("web-search parser not implemented");
+import { isTag } from "domhandler";
+import { type Document, type Element, elementsById, parseHtml } from "../../dom.js";
+import { extractLocalPack } from "../local.js";
+import { extractAds, type AdPlacement } from "./ads.js";
+import { extractAiOverview } from "./ai-overview.js";
+import { extractKnowledgeGraph } from "./knowledge-graph.js";
+import { findOrganicResults, type Layout } from "./organic.js";
+import { extractRelatedQuestions } from "./related-questions.js";
+import { extractRelatedSearches } from "./related-searches.js";
+import { extractSearchInformation } from "./search-information.js";
+import { extractTopStories } from "./top-stories.js";
+
+/** Page landmarks by id. Full pages (desktop, mobile) have a results column; basic ones only `#main`. */
+const LANDMARK = {
+  /** Results column, widest first: `#rcnt` also holds the featured snippet beside `#center_col`. */
+  resultsColumn: ["rcnt", "center_col", "rso", "search"],
+  basicMain: "main",
+  topAds: ["tads"],
+  bottomAds: ["tadsb", "bottomads"],
+  /** The page foot, widest first: related searches, when it lies outside the results column. */
+  foot: ["extrares", "botstuff", "bres", "brs"],
+  stats: ["result-stats", "resultStats"],
+} as const;
+const LANDMARK_IDS = [
+  ...LANDMARK.resultsColumn,
+  LANDMARK.basicMain,
+  ...LANDMARK.topAds,
+  ...LANDMARK.bottomAds,
+  ...LANDMARK.foot,
+  ...LANDMARK.stats,
+];
+
+export function parseWebSearch(body: string): WebSearchBlocks {
+  return extractWebSearch(parseHtml(isJsonChunks(body) ? joinJsonChunks(body) : body));
+}
+
+/** All blocks of an already parsed results page. */
+export function extractWebSearch(doc: Document): WebSearchBlocks {
+  const marks = elementsById(doc, LANDMARK_IDS);
+  const pick = (ids: readonly string[]) => ids.map((id) => marks.get(id)).filter((e): e is Element => !!e);
+
+  const column = pick(LANDMARK.resultsColumn)[0];
+  const layout: Layout = column ? "full" : "basic";
+  const root = column ?? marks.get(LANDMARK.basicMain) ?? documentElement(doc);
+  if (!root) return { organic_results: [] };
+  const found = findOrganicResults(root, layout);
+  const blocks: WebSearchBlocks = { organic_results: found.map((f) => f.result) };
+
+  const placement: AdPlacement =
+    layout === "full"
+      ? { top: pick(LANDMARK.topAds), bottom: outermost(pick(LANDMARK.bottomAds)) }
+      : { top: [], bottom: [], inline: { root, firstResult: found[0]?.anchor } };
+  const ads = extractAds(placement);
+  if (ads.length) blocks.ads = ads;
+
+  const ai_overview = extractAiOverview(doc);
+  if (ai_overview) blocks.ai_overview = ai_overview;
+  const related_questions = extractRelatedQuestions(doc);
+  if (related_questions.length) blocks.related_questions = related_questions;
+  const local_results = extractLocalPack(doc);
+  if (local_results && local_results.places.length) blocks.local_results = local_results;
+  const top_stories = extractTopStories(doc);
+  if (top_stories.length) blocks.top_stories = top_stories;
+  const knowledge_graph = extractKnowledgeGraph(doc);
+  if (knowledge_graph) blocks.knowledge_graph = knowledge_graph;
+
+  // Related-search blocks sit at the foot of the results and sometimes between them (mobile).
+  const foot = pick(LANDMARK.foot)[0];
+  const related_searches = extractRelatedSearches(foot && !contains(root, foot) ? [root, foot] : [root]);
+  if (related_searches.length) blocks.related_searches = related_searches;
+  const search_information = extractSearchInformation(pick(LANDMARK.stats)[0]);
+  if (search_information) blocks.search_information = search_information;
+  return blocks;
+}
+
+/** The progressive format: `{"c":1,"d":"<!doctype html>…","e":…,"u":…}/*""*\/{…}/*""*\/…`. */
+function isJsonChunks(body: string): boolean {
+  return /^\s*\{"/.test(body) && body.includes('/*""*/');
+}
+
+function joinJsonChunks(body: string): string {
+  let html = "";
+  for (const chunk of body.split('/*""*/')) {
+    if (!chunk.trim()) continue;
+    try {
+      const d = (JSON.parse(chunk) as { d?: unknown }).d;
+      if (typeof d === "string") html += d;
+    } catch {
+      // A truncated last chunk carries no usable markup.
+    }
+  }
+  return html;
+}
+
+function documentElement(doc: Document): Element | undefined {
+  return doc.children.find((c): c is Element => isTag(c));
+}
+
+/** `#tadsb` usually sits inside `#bottomads`: read each ad block once. */
+function outermost(blocks: Element[]): Element[] {
+  return blocks.filter((b) => !blocks.some((o) => o !== b && contains(o, b)));
+}
+
+function contains(ancestor: Element, el: Element): boolean {
+  for (let node = el.parent; node; node = node.parent) if (node === ancestor) return true;
+  return false;
 }

@@ -1,6 +1,192 @@
-// Placeholder until its extractor lands (issue 3); replaced by the real module.
+/**
+ * The knowledge panel → `knowledge_graph`. Found by its title (`[data-attrid="title"]` since 2020,
+ * `.kno-ecr-pt` in 2019), then read inside the panel around it:
+ *
+ * - 2019 desktop: `.knowledge-panel` in the right column; 2019 mobile: the card around `.kp-header`;
+ * - 2020–2024 desktop and mobile: `.kp-wholepage`, which holds header and body;
+ * - 2025–2026 desktop: the header (title, subtitle) spans the page top in a `.kp-wholepage-osrp`,
+ *   while the body (description, facts) sits in the right column `#rhs` of the same `#rcnt`.
+ *
+ * Fields: the subtitle as `type` (for places the line after the rating, for businesses the one-line
+ * summary; a product's rating line is not a type), the description and the site it quotes
+ * (`source`), the official site, and the `Label: value` fact rows as snake_case attributes.
+ */
 import type { KnowledgeGraph } from "@serp/shared";
-import type { Document } from "../../dom.js";
-export function extractKnowledgeGraph(_doc: Document): KnowledgeGraph | undefined {
-  return undefined;
+import { isTag } from "domhandler";
+import {
+  all,
+  attr,
+  closest,
+  first,
+  hasClass,
+  hiddenByMarkup,
+  landmark,
+  targetUrl,
+  text,
+  textOf,
+  textWithout,
+  type Document,
+  type Element,
+} from "../../dom.js";
+
+const PANEL = {
+  /** The panel title: `[data-attrid="title"]` (2020–2026), `.kno-ecr-pt` (2019). */
+  titleAttrid: "title",
+  titleClass: "kno-ecr-pt",
+  /** Elements holding a whole panel, by layout (see above). */
+  panelClasses: ["kp-wholepage", "knowledge-panel"],
+  /** The page-top header of 2025–2026 panels, and where their body lives. */
+  headerClass: "kp-wholepage-osrp",
+  resultsColumnId: "rcnt",
+  body: "#rhs",
+  /** 2019 mobile cards have neither: their header is the widest landmark. */
+  headerFallbackClass: "kp-header",
+} as const;
+
+/** The panel title, located in the page's shared landmark walk. */
+const panelTitle = landmark({ attributes: { "data-attrid": PANEL.titleAttrid }, classes: [PANEL.titleClass] });
+
+const HEADER = {
+  subtitle: '[data-attrid="subtitle"], .wwUB2c, [data-attrid="kc:/local:one line summary"]',
+  /** Star ratings inside a subtitle (places, products) are not part of the type. */
+  rating: '[role="img"][aria-label]',
+} as const;
+
+const DESCRIPTION = {
+  box: '.kno-rdesc, [data-attrid="VisualDigestDescription"]',
+  sourceLink: "a[href]",
+  /** Mobile 2023 prints the source name apart from its link. */
+  sourceName: ".QbgPIe",
+  /** The "… MORE" expander after a truncated description. */
+  expander: ".piXPB",
+} as const;
+
+const FACTS = {
+  /** `Born: …` rows (2019–2026) and product spec rows (`Weight: 2.8 lb`). */
+  label: ".w8qArf, .S4y4d",
+  value: ".LrzXr, .cZzIbd",
+  /** "MORE" links, hour tables, dialogs and Google's collapsed regions are not part of a value. */
+  moreLink: "SW5pqf",
+  collapsed: "a-h",
+  skipTags: ["table", "g-dialog", "iframe", "input"],
+} as const;
+
+const WEBSITE = 'a[data-attrid="visit_official_site"], a.mI8Pwc[href^="http"], a.lua-button[href^="http"]';
+
+export function extractKnowledgeGraph(doc: Document): KnowledgeGraph | undefined {
+  const titleEl = panelTitle(doc);
+  const title = titleEl && text(titleEl);
+  if (!titleEl || !title) return undefined;
+  const scopes = panelScopes(titleEl, doc);
+  const graph: KnowledgeGraph = { title };
+
+  const type = typeOf(firstIn(HEADER.subtitle, scopes));
+  if (type && type !== title) graph.type = type;
+  Object.assign(graph, description(firstIn(DESCRIPTION.box, scopes)));
+  const website = targetUrl(attr(firstIn(WEBSITE, scopes), "href"));
+  if (website) graph.website = website;
+  const attributes = facts(scopes);
+  if (Object.keys(attributes).length) graph.attributes = attributes;
+  return graph;
+}
+
+/** The subtrees that make up the panel around its title. */
+function panelScopes(titleEl: Element, doc: Document): Element[] {
+  const panel = closest(titleEl, (e) => PANEL.panelClasses.some((c) => hasClass(e, c)));
+  if (panel) return [panel];
+  const header = closest(titleEl, (e) => hasClass(e, PANEL.headerClass));
+  const column = closest(titleEl, (e) => e.attribs.id === PANEL.resultsColumnId);
+  const body = header ? first(PANEL.body, column ?? doc) : null;
+  if (header) return body ? [header, body] : [header];
+  const card = closest(titleEl, (e) => hasClass(e, PANEL.headerFallbackClass));
+  return [(card && parentElement(card)) ?? card ?? titleEl];
+}
+
+function parentElement(el: Element): Element | undefined {
+  return el.parent && isTag(el.parent) ? el.parent : undefined;
+}
+
+function firstIn(selector: string, scopes: Element[]): Element | null {
+  for (const scope of scopes) {
+    const el = first(selector, scope);
+    if (el) return el;
+  }
+  return null;
+}
+
+/** The subtitle as a type; with a rating in it, only the plain line after the rating. */
+function typeOf(subtitle: Element | null): string | undefined {
+  if (!subtitle) return undefined;
+  if (!first(HEADER.rating, subtitle)) return text(subtitle) || undefined;
+  const children = subtitle.children.filter(isTag);
+  const last = children[children.length - 1];
+  if (!last || first(HEADER.rating, last) || last.name === "br") return undefined;
+  const line = text(last);
+  return line && !/^[\d\s.,()]+$/.test(line) ? line : undefined;
+}
+
+function description(box: Element | null): Pick<KnowledgeGraph, "description" | "source"> {
+  if (!box) return {};
+  const anchor = first(DESCRIPTION.sourceLink, box);
+  const link = targetUrl(attr(anchor, "href"));
+  const name = text(anchor) || textOf(DESCRIPTION.sourceName, box);
+  let body = textWithout(
+    box,
+    (e) =>
+      e.name === "h3" ||
+      e.name === "a" ||
+      hasClass(e, DESCRIPTION.expander.slice(1)) ||
+      e.attribs.role === "button" ||
+      hiddenByMarkup(e),
+  );
+  if (name && body.endsWith(name)) body = body.slice(0, -name.length).trim();
+  body = body.replace(/\s*…$/, "");
+  const out: Pick<KnowledgeGraph, "description" | "source"> = {};
+  if (body) out.description = body;
+  if (name) out.source = link ? { name, link } : { name };
+  return out;
+}
+
+/** Visible `Label: value` rows, keyed by the label in snake_case; the first row of a label wins. */
+function facts(scopes: Element[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const scope of scopes) {
+    for (const labelEl of all(FACTS.label, scope)) {
+      const row = closest(labelEl, (e) => e.attribs["data-attrid"] !== undefined) ?? parentElement(labelEl);
+      if (!row || isHidden(row, scope)) continue;
+      const key = snakeCase(text(labelEl).replace(/[:：]\s*$/, ""));
+      if (!key || key in out) continue;
+      const value = factValue(row, labelEl);
+      if (value) out[key] = value;
+    }
+  }
+  return out;
+}
+
+function factValue(row: Element, labelEl: Element): string {
+  const valueEl = first(FACTS.value, row);
+  const skip = (e: Element) =>
+    e === labelEl ||
+    hasClass(e, FACTS.moreLink) ||
+    (e.name === "a" && !!first(`.${FACTS.moreLink}`, e)) ||
+    hasClass(e, FACTS.collapsed) ||
+    (FACTS.skipTags as readonly string[]).includes(e.name) ||
+    hiddenByMarkup(e);
+  const raw = textWithout(valueEl ?? row, skip);
+  return raw.replace(/^[:：]\s*/, "").replace(/[\s,·]+$/, "");
+}
+
+/** Hidden by its own markup or an ancestor's, up to the panel. */
+function isHidden(el: Element, upTo: Element): boolean {
+  for (let e: Element | undefined = el; e && e !== upTo; e = parentElement(e)) if (hiddenByMarkup(e)) return true;
+  return false;
+}
+
+/** `Date/Lieu de naissance` → `date_lieu_de_naissance`; letters of any script are kept. */
+function snakeCase(label: string): string {
+  return label
+    .normalize("NFKC")
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, "_")
+    .replace(/^_+|_+$/g, "");
 }

@@ -1,6 +1,161 @@
-// Placeholder until its extractor lands (issue 3); replaced by the real module.
+/**
+ * "People also ask" → `related_questions`. Two families of layout:
+ *
+ * - full pages (desktop and mobile, 2019–2026): one `.related-question-pair` per question inside a
+ *   `.cUnQKe` list. The answer is in the DOM only when the page was saved after rendering (a browser
+ *   dump, a sanitized DOM); raw responses fill it in later by script, so they give the question alone.
+ *   2021–2023 pairs also carry a hidden "Search for: <question>" line, never read here;
+ * - basic HTML (`gbv=1`): a `span.C7GS5b` question followed by a `div` holding the answer card
+ *   (`.yStFkb`), always expanded since that page has no script.
+ *
+ * An answer is a featured-snippet card: a text (or a heading and a list), sometimes a date, and the
+ * result it quotes (title, link, displayed link). Answers written by the AI (2026) are left out.
+ */
 import type { RelatedQuestion } from "@serp/shared";
-import type { Document } from "../../dom.js";
-export function extractRelatedQuestions(_doc: Document): RelatedQuestion[] {
-  return [];
+import { isTag } from "domhandler";
+import {
+  all,
+  attr,
+  closest,
+  first,
+  hasClass,
+  landmark,
+  targetUrl,
+  text,
+  textOf,
+  textWithout,
+  type Document,
+  type Element,
+} from "../../dom.js";
+
+/** Desktop and mobile pages, 2019–2026. */
+const FULL = {
+  pair: "div.related-question-pair",
+  pairClass: "related-question-pair",
+  /** The list holding the pairs, in every captured layout. */
+  listClass: "cUnQKe",
+  /** The clickable question row: `role=button` (2021–2026), `role=tab` (2019). */
+  question: '[role="button"], [role="tab"]',
+  /** Featured-snippet text (2021–2026) and its date. */
+  snippetBox: '[data-attrid="wa:/description"]',
+  snippetText: ".hgKElc",
+  date: ".kX21rb, .Od5Jsd",
+  dateClass: "kX21rb",
+  /** List answers (2019): a bold heading over the items. */
+  listBox: ".di3YZe",
+  listHeading: '[role="heading"]',
+  listItem: "li",
+  /** The quoted result: the anchor around its `h3` title. */
+  resultLink: "a[href]:has(> h3)",
+  resultTitle: "h3",
+  displayedLink: "cite",
+} as const;
+
+/** Basic HTML (`gbv=1`). */
+const BASIC = {
+  /** A question whose next sibling holds an answer card (related-search groups use the same span). */
+  question: "span.C7GS5b:has(+ div .yStFkb)",
+  questionClass: "C7GS5b",
+  answer: ".yStFkb",
+  /** Answer text blocks: a paragraph, or a list heading and its `.X7NTVe` items. */
+  block: ".kCrYT",
+  listItem: ".X7NTVe",
+  /** Item numbers of numbered lists (`1`, `2` …) sit in their own cell. */
+  itemNumberClass: "pkr8ib",
+  resultLink: 'a[href*="/url?q="]',
+  resultTitle: ".vvjwJb, .Xb5VRe",
+  displayedLink: ".UPmit, .aJyiOc",
+} as const;
+
+/** The first question of either layout, located in the page's shared landmark walk. */
+const firstQuestion = landmark({ classes: [FULL.pairClass, BASIC.questionClass], selector: `${FULL.pair}, ${BASIC.question}` });
+
+export function extractRelatedQuestions(doc: Document): RelatedQuestion[] {
+  const found = firstQuestion(doc);
+  if (!found) return [];
+  return hasClass(found, FULL.pairClass) ? readFull(found) : readBasic(found);
+}
+
+function readFull(firstPair: Element): RelatedQuestion[] {
+  const list = closest(firstPair, (e) => hasClass(e, FULL.listClass)) ?? parentElement(firstPair);
+  const pairs = list ? all(FULL.pair, list) : [firstPair];
+  const questions: RelatedQuestion[] = [];
+  for (const pair of pairs) {
+    const question = textOf(FULL.question, pair) ?? attr(first("[data-q]", [pair]), "data-q")?.trim();
+    if (!question) continue;
+    questions.push({ question, ...fullAnswer(pair) });
+  }
+  return questions;
+}
+
+type Answer = Omit<RelatedQuestion, "question">;
+
+function fullAnswer(pair: Element): Answer {
+  const answer: Answer = {};
+  const snippetBox = first(FULL.snippetBox, pair);
+  const listBox = snippetBox ? null : first(FULL.listBox, pair);
+  if (snippetBox) {
+    const snippet = textOf(FULL.snippetText, snippetBox) ?? textWithout(snippetBox, (e) => hasClass(e, FULL.dateClass));
+    if (snippet) answer.snippet = snippet;
+  } else if (listBox) {
+    const heading = textOf(FULL.listHeading, listBox);
+    if (heading) answer.snippet = heading;
+    const items = all(FULL.listItem, listBox).map((li) => text(li)).filter(Boolean);
+    if (items.length) answer.list = items;
+  }
+  const date = textOf(FULL.date, pair);
+  if (date && (snippetBox || listBox)) answer.date = date;
+  Object.assign(answer, quotedResult(pair, FULL.resultLink, FULL.resultTitle, FULL.displayedLink));
+  return answer;
+}
+
+function readBasic(firstQuestion: Element): RelatedQuestion[] {
+  // Each question and its answer share a wrapper; the wrappers are children of the PAA block.
+  const wrapper = parentElement(firstQuestion);
+  const block = wrapper && parentElement(wrapper);
+  const spans = block ? all(BASIC.question, block) : [firstQuestion];
+  const questions: RelatedQuestion[] = [];
+  for (const span of spans) {
+    const question = text(span);
+    if (!question) continue;
+    const next = nextElement(span);
+    const answerBox = next && first(BASIC.answer, [next]);
+    questions.push(answerBox ? { question, ...basicAnswer(answerBox) } : { question });
+  }
+  return questions;
+}
+
+function basicAnswer(box: Element): Answer {
+  const answer: Answer = {};
+  const textBlock = all(BASIC.block, box).find((b) => !first("a[href]", b));
+  const snippet = text(textBlock);
+  if (snippet) answer.snippet = snippet;
+  const items = all(BASIC.listItem, box)
+    .map((li) => textWithout(li, (e) => hasClass(e, BASIC.itemNumberClass)))
+    .filter(Boolean);
+  if (items.length) answer.list = items;
+  Object.assign(answer, quotedResult(box, BASIC.resultLink, BASIC.resultTitle, BASIC.displayedLink));
+  return answer;
+}
+
+function parentElement(el: Element): Element | undefined {
+  return el.parent && isTag(el.parent) ? el.parent : undefined;
+}
+
+function nextElement(el: Element): Element | null {
+  for (let n = el.next; n; n = n.next) if (isTag(n)) return n;
+  return null;
+}
+
+/** The result an answer quotes: its title, real link and displayed link, when shown. */
+function quotedResult(root: Element, linkSel: string, titleSel: string, citeSel: string): Answer {
+  const anchor = first(linkSel, root);
+  const link = targetUrl(attr(anchor, "href"));
+  if (!anchor || !link) return {};
+  const out: Answer = { link };
+  const title = textOf(titleSel, anchor);
+  if (title) out.title = title;
+  const displayed = textOf(citeSel, root);
+  if (displayed) out.displayed_link = displayed;
+  return out;
 }

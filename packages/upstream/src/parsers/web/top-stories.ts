@@ -1,6 +1,139 @@
-// Placeholder until its extractor lands (issue 3); replaced by the real module.
+/**
+ * "Top stories" → `top_stories`. Three layouts:
+ *
+ * - desktop 2019: a `g-section-with-header` carousel of `g-inner-card`s (headline, `cite` publisher,
+ *   age); cards the carousel has not loaded yet are empty and skipped;
+ * - desktop 2024–2026: `div.m7jPZ` cards in the same kind of section, publisher (beside its favicon)
+ *   above the headline, age at the bottom; "Also in the news" cards of the section are stories too;
+ * - basic HTML (`gbv=1`): a `.Xdlr0d` carousel of `a.BVG0Nb` `/url?q=` links, the publisher and the
+ *   age on two lines of one `.tAd8D` box.
+ *
+ * The section is told apart from other carousels by what it holds, never by its (localized) heading:
+ * a link to the news tab (`tbm=nws`), or cards that link out through `/url?q=`. Raw pages fill most
+ * thumbnails in by script; those are read from the script, a 1×1 placeholder is never returned.
+ */
 import type { TopStory } from "@serp/shared";
-import type { Document } from "../../dom.js";
-export function extractTopStories(_doc: Document): TopStory[] {
-  return [];
+import { isText } from "domhandler";
+import {
+  all,
+  attr,
+  closest,
+  first,
+  hasClass,
+  isPlaceholderImage,
+  landmark,
+  scriptedImageSources,
+  targetUrl,
+  textOf,
+  type AnyNode,
+  type Document,
+  type Element,
+} from "../../dom.js";
+
+/** Full pages, desktop 2019–2026. */
+const FULL = {
+  section: 'g-section-with-header:has(a[href*="tbm=nws"])',
+  sectionTag: "g-section-with-header",
+  /** A 2024–2026 card, also the landmark when the section has no news-tab link. */
+  modernCard: "div.m7jPZ",
+  modernCardClass: "m7jPZ",
+  card: "g-inner-card, div.m7jPZ",
+  link: "a[href]",
+  title: '[role="heading"]',
+  /** Publisher: `cite` (2019), the name beside the favicon (2024–2026). */
+  source: "cite, .MgUUmf > span",
+  /** Age: `.GJhQm` (2019), `.OSrXXb` (2024–2026). */
+  date: ".GJhQm span, .OSrXXb span, .LfVVr",
+  /** The story image; the publisher favicon (`.MgUUmf`, `.QyR1Ze`) is not one. */
+  thumbnail: "img:not(.YQ4gaf)",
+} as const;
+
+/** Basic HTML (`gbv=1`). */
+const BASIC = {
+  carousel: 'div.Xdlr0d:has(a.BVG0Nb[href*="/url?q="])',
+  carouselClass: "Xdlr0d",
+  card: 'a.BVG0Nb[href*="/url?q="]',
+  title: ".Xb5VRe, span.rQMQod",
+  /** `Publisher\nAge` in one box. */
+  sourceAndDate: ".tAd8D",
+  thumbnail: "img",
+} as const;
+
+/** The section of any layout, located in the page's shared landmark walk. */
+const section = landmark({
+  tags: [FULL.sectionTag],
+  classes: [FULL.modernCardClass, BASIC.carouselClass],
+  selector: `${FULL.section}, ${FULL.modernCard}, ${BASIC.carousel}`,
+});
+
+export function extractTopStories(doc: Document): TopStory[] {
+  const found = section(doc);
+  if (!found) return [];
+  if (hasClass(found, BASIC.carouselClass)) return readBasic(found);
+  const holder = found.name === FULL.sectionTag ? found : closest(found, (e) => e.name === FULL.sectionTag);
+  // Cards outside any section (not seen in captured pages) are read from the whole document.
+  return readFull(doc, holder ?? doc);
+}
+
+function readFull(doc: Document, section: Element | Document): TopStory[] {
+  let scripted: Map<string, string> | undefined;
+  const images = () => (scripted ??= scriptedImageSources(doc));
+  const stories: TopStory[] = [];
+  for (const card of all(FULL.card, section)) {
+    if (card.name === "div" && closest(card, (e) => e.name === "g-inner-card")) continue;
+    const link = targetUrl(attr(first(FULL.link, card), "href"));
+    const title = textOf(FULL.title, card);
+    if (!link || !title) continue;
+    const story: TopStory = { title, link };
+    const source = textOf(FULL.source, card);
+    if (source) story.source = source;
+    const date = textOf(FULL.date, card);
+    if (date) story.date = date;
+    const thumbnail = imageSource(first(FULL.thumbnail, card), images);
+    if (thumbnail) story.thumbnail = thumbnail;
+    stories.push(story);
+  }
+  return stories;
+}
+
+function readBasic(carousel: Element): TopStory[] {
+  const stories: TopStory[] = [];
+  for (const card of all(BASIC.card, carousel)) {
+    const link = targetUrl(attr(card, "href"));
+    const title = textOf(BASIC.title, card);
+    if (!link || !title) continue;
+    const story: TopStory = { title, link };
+    const [source, date] = lines(first(BASIC.sourceAndDate, card));
+    if (source) story.source = source;
+    if (date) story.date = date;
+    const thumbnail = imageSource(first(BASIC.thumbnail, card));
+    if (thumbnail) story.thumbnail = thumbnail;
+    stories.push(story);
+  }
+  return stories;
+}
+
+/** A real image URL or data URI; a placeholder is swapped for the data URI its script sets, if any. */
+function imageSource(img: Element | null, scripted?: () => Map<string, string>): string | undefined {
+  if (!img) return undefined;
+  const src = attr(img, "src") ?? attr(img, "data-src");
+  if (!isPlaceholderImage(src)) return src;
+  const id = attr(img, "id");
+  return id && scripted ? scripted().get(id) : undefined;
+}
+
+/** The text lines of a box whose lines are separated by raw newlines (basic HTML). */
+function lines(box: Element | null): string[] {
+  if (!box) return [];
+  const raw: string[] = [];
+  const walk = (n: AnyNode): void => {
+    if (isText(n)) raw.push(n.data);
+    else if ("children" in n) for (const c of n.children) walk(c);
+  };
+  walk(box);
+  return raw
+    .join("")
+    .split("\n")
+    .map((l) => l.replace(/\s+/g, " ").trim())
+    .filter(Boolean);
 }

@@ -1,0 +1,61 @@
+import type { ErrorRequestHandler, RequestHandler } from "express";
+import type { z } from "zod";
+import { ApiError, type FieldIssue } from "@serp/shared";
+
+/** Zod issues → one entry per invalid field, named by its path (`params.query`). */
+export function fieldIssues(error: z.ZodError): FieldIssue[] {
+  return error.issues.flatMap((issue): FieldIssue[] => {
+    const base = issue.path.map(String).join(".");
+    if (issue.code === "unrecognized_keys") {
+      return issue.keys.map((k) => ({ field: base ? `${base}.${k}` : k, message: "is not a known field" }));
+    }
+    return [{ field: base || "body", message: issue.message }];
+  });
+}
+
+export function invalidRequest(issues: FieldIssue[]): ApiError {
+  const summary = issues.map((i) => `${i.field} ${i.message}`).join("; ");
+  return new ApiError("invalid_request", `Invalid request: ${summary}`, issues);
+}
+
+/** Errors from a Redis that cannot be reached: the request fails fast with 503. */
+export function isStorageDown(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  return (
+    err.name === "MaxRetriesPerRequestError" ||
+    /enableOfflineQueue|Connection is closed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|Stream isn't writeable|Redis not ready/.test(err.message)
+  );
+}
+
+export const notFound: RequestHandler = (req, _res, next) => {
+  next(new ApiError("not_found", `No route for ${req.method} ${req.path}`));
+};
+
+/** The one error middleware: every failure leaves as `{error: {message, code, requestId, details?}}`. */
+export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
+  const apiError = toApiError(err);
+  if (apiError.status >= 500) req.log?.error({ err }, "request failed");
+  if (apiError.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(apiError.retryAfterSeconds));
+  if (res.headersSent) return;
+  res.status(apiError.status).json({
+    error: {
+      message: apiError.message,
+      code: apiError.code,
+      requestId: String(req.id ?? ""),
+      ...(apiError.details ? { details: apiError.details } : {}),
+    },
+  });
+};
+
+function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  const e = err as { type?: string; status?: number; message?: string };
+  if (e?.type === "entity.parse.failed") return new ApiError("invalid_json", "The body is not valid JSON");
+  if (e?.type === "entity.too.large") return new ApiError("payload_too_large", "The body is too large");
+  if (e?.type === "encoding.unsupported" || e?.type === "charset.unsupported") {
+    return new ApiError("unsupported_media_type", "The body must be UTF-8 JSON");
+  }
+  if (e?.status && e.status >= 400 && e.status < 500) return new ApiError("invalid_request", e.message ?? "Bad request");
+  if (isStorageDown(err)) return new ApiError("unavailable", "Storage is unavailable; try again shortly", undefined, 2);
+  return new ApiError("internal_error", "Internal error");
+}

@@ -1,0 +1,114 @@
+import type { Queue } from "bullmq";
+import type { Logger } from "pino";
+import {
+  ApiError,
+  FINAL_STATUSES,
+  JOB_ERRORS,
+  RESERVED_CREDITS,
+  jobRequestSchema,
+  newJobId,
+  withDefaults,
+  type Country,
+  type JobResponse,
+  type QueueName,
+} from "@serp/shared";
+import { QUEUE_CATALOG, type JobRecord, type JobStore } from "@serp/store";
+import { fieldIssues, invalidRequest } from "../errors.js";
+import type { FinalWaiter } from "./final-waiter.js";
+
+/** What the job service needs to know about locations (the upstream package provides it). */
+export interface LocationCheck {
+  countryOf(name: string): Country | undefined;
+  /** undefined when no location list is configured: any well-formed name is accepted. */
+  isKnown(name: string): boolean | undefined;
+}
+
+export interface JobServiceDeps {
+  jobs: JobStore;
+  queues: Record<QueueName, Queue>;
+  waiter: FinalWaiter;
+  locations: LocationCheck;
+  liveDeadlineMs: number;
+  logger: Logger;
+}
+
+export type SubmitOutcome = { status: 200; body: JobResponse } | { status: 202; body: { job: JobResponse["job"]; message: string } };
+
+export function toResponse(record: JobRecord): JobResponse {
+  return { job: record.job, result: record.job.status === "completed" ? record.result : null };
+}
+
+export class JobService {
+  constructor(private readonly deps: JobServiceDeps) {}
+
+  /** Validates, reserves a credit, stores and enqueues a job; waits for it on the live queue. */
+  async submit(accountId: string, body: unknown): Promise<SubmitOutcome> {
+    const parsed = jobRequestSchema.safeParse(body);
+    if (!parsed.success) throw invalidRequest(fieldIssues(parsed.error));
+    const req = parsed.data;
+    const location = (req.params as { location?: string }).location;
+    if (location !== undefined && this.deps.locations.isKnown(location) === false) {
+      throw invalidRequest([{ field: "params.location", message: "is not a known location (use a canonical name such as Austin,Texas,United States)" }]);
+    }
+    const params = withDefaults(req, (name) => this.deps.locations.countryOf(name));
+    const id = newJobId();
+    const created = await this.deps.jobs.create(
+      { id, accountId, endpoint: req.endpoint, queue: req.queue, params, postbackUrl: req.postbackUrl, createdAt: new Date().toISOString() },
+      RESERVED_CREDITS,
+    );
+    if (created === "insufficient_credits") {
+      throw new ApiError("insufficient_credits", "Not enough credits: a job needs 1 available credit");
+    }
+    if (created === "no_account") throw new ApiError("unauthorized", "The account of this key no longer exists");
+
+    const wait =
+      req.queue === "live"
+        ? this.deps.waiter.wait(id, this.deps.liveDeadlineMs, async () => isFinal(await this.deps.jobs.get(id)))
+        : undefined;
+    try {
+      const spec = QUEUE_CATALOG[req.queue];
+      await this.deps.queues[req.queue].add(req.endpoint, { jobId: id }, { ...spec.jobOptions, jobId: id });
+    } catch (err) {
+      wait?.cancel();
+      // Not enqueued: release the reservation so nothing is lost or billed, then report.
+      await this.deps.jobs
+        .finalize(id, accountId, { status: "failed", credits: 0, latencyMs: null, error: JOB_ERRORS.internal, result: null, completedAt: new Date().toISOString() })
+        .catch(() => undefined);
+      throw err;
+    }
+
+    if (!wait) {
+      const record = await this.deps.jobs.get(id);
+      return { status: 202, body: { job: record!.job, message: `Job queued on ${req.queue}; poll GET /v1/jobs/${id} for its result` } };
+    }
+    const final = await wait.done;
+    if (!final) await this.expireLive(id, accountId, req.queue);
+    const record = await this.deps.jobs.get(id);
+    if (!record) throw new ApiError("internal_error", "The job record disappeared");
+    return { status: 200, body: toResponse(record) };
+  }
+
+  /** Past the live deadline the job fails with `timed out`; a late worker result is discarded. */
+  private async expireLive(id: string, accountId: string, queue: QueueName): Promise<void> {
+    const now = new Date().toISOString();
+    const changed = await this.deps.jobs.finalize(id, accountId, {
+      status: "failed", credits: 0, latencyMs: null, error: JOB_ERRORS.timedOut, result: null, completedAt: now,
+    });
+    if (changed) {
+      this.deps.logger.warn({ jobId: id }, "live job timed out");
+      // Spare the workers a job nobody waits for any more (it may already be running).
+      await this.deps.queues[queue].remove(id).catch(() => undefined);
+    }
+  }
+
+  async get(accountId: string, id: string): Promise<JobResponse> {
+    const record = /^job_[0-9A-Z]{26}$/.test(id) ? await this.deps.jobs.get(id) : null;
+    // Another account's job is as unknown as an expired one: 404, never 403.
+    if (!record || record.accountId !== accountId) throw new ApiError("not_found", `No job ${id}`);
+    return toResponse(record);
+  }
+}
+
+function isFinal(record: JobRecord | null): boolean {
+  return !record || FINAL_STATUSES.includes(record.job.status);
+}

@@ -1,0 +1,35 @@
+import { z } from "zod";
+import { QUEUES, type QueueName } from "@serp/shared";
+
+const queueList = z
+  .string()
+  .transform((s) => s.split(",").map((q) => q.trim()).filter(Boolean))
+  .pipe(z.array(z.enum(QUEUES)).min(1, "name at least one of live, fast, regular"));
+
+/** Settings a worker process reads, validated once at boot. */
+const schema = z.object({
+  REDIS_URL: z.string().url().default("redis://127.0.0.1:6379"),
+  SERP_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/).default("serp"),
+  /** Which queues this process serves, so live, fast and regular scale separately. */
+  WORKER_QUEUES: queueList.default(["live", "fast", "regular"]),
+  /** Jobs in flight per queue in this process (each mostly waits on the upstream). */
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(16),
+  JOB_RETENTION_SECONDS: z.coerce.number().int().min(1).default(7 * 24 * 3600),
+  UPSTREAM_BASE_URL: z.string().url().optional(),
+  /** Comma-separated http(s) proxy URLs, rotated. */
+  UPSTREAM_PROXIES: z.string().optional().transform((s) => (s ? s.split(",").map((p) => p.trim()).filter(Boolean) : [])),
+  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
+  GEOTARGETS_DIR: z.string().optional(),
+  HEALTH_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
+export type WorkerEnv = Readonly<z.infer<typeof schema>> & { WORKER_QUEUES: QueueName[] };
+
+export function loadEnv(source: NodeJS.ProcessEnv = process.env): WorkerEnv {
+  const parsed = schema.safeParse(source);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new Error(`Invalid worker configuration:\n${lines.join("\n")}`);
+  }
+  return Object.freeze(parsed.data);
+}

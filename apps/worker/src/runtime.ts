@@ -1,0 +1,66 @@
+import { QueueEvents, Worker } from "bullmq";
+import type { Logger } from "pino";
+import { Closers, JOB_ERRORS, type QueueName } from "@serp/shared";
+import { JobStore, createRedis, keySpace, waitReady } from "@serp/store";
+import { RetryLater, createProcessor, type Scraper } from "./processor.js";
+
+export interface WorkerRuntimeOptions {
+  redisUrl: string;
+  prefix: string;
+  queues: readonly QueueName[];
+  concurrency: number;
+  retentionSeconds: number;
+  scraper: Scraper;
+  logger: Logger;
+  /** How long a job's lock lasts without renewal: a killed worker's job is retaken after this. */
+  lockDurationMs?: number;
+}
+
+/** BullMQ workers for the named queues, plus a watcher that settles jobs BullMQ gave up on. */
+export async function createWorkerRuntime(o: WorkerRuntimeOptions) {
+  const closers = new Closers();
+  const keys = keySpace(o.prefix);
+  const store = createRedis(o.redisUrl, "worker", "worker-store");
+  store.on("error", (err) => o.logger.debug({ err: err.message }, "redis error"));
+  closers.add("redis", () => store.quit().catch(() => store.disconnect()));
+  await waitReady(store, 30_000);
+  const jobs = new JobStore(store, keys, o.retentionSeconds);
+  const processor = createProcessor({ jobs, scraper: o.scraper, logger: o.logger });
+  const lockDuration = o.lockDurationMs ?? 15_000;
+
+  const workers = o.queues.map((name) => {
+    const worker = new Worker(name, processor, {
+      connection: createRedis(o.redisUrl, "worker", `worker-${name}`),
+      prefix: keys.bullPrefix,
+      concurrency: o.concurrency,
+      lockDuration,
+      stalledInterval: lockDuration,
+      maxStalledCount: 2,
+    });
+    worker.on("error", (err) => o.logger.warn({ err: err.message, queue: name }, "worker error"));
+    worker.on("failed", (job, err) => {
+      if (job && !(err instanceof RetryLater)) o.logger.warn({ jobId: job.id, err: err.message }, "bull job failed");
+    });
+    closers.add(`worker ${name}`, () => worker.close());
+
+    // A job BullMQ fails on its own (stalled too often after crashes) must still become final.
+    const events = new QueueEvents(name, { connection: createRedis(o.redisUrl, "worker", `events-${name}`), prefix: keys.bullPrefix });
+    events.on("error", (err) => o.logger.debug({ err: err.message }, "queue events error"));
+    events.on("failed", async ({ jobId, failedReason }) => {
+      const record = await jobs.get(jobId).catch(() => null);
+      if (!record || record.job.status === "completed" || record.job.status === "failed") return;
+      const attempts = record.job.attempts;
+      const changed = await jobs
+        .finalize(jobId, record.accountId, {
+          status: "failed", credits: 0, latencyMs: null, error: JOB_ERRORS.internal, result: null, completedAt: new Date().toISOString(),
+        })
+        .catch(() => false);
+      if (changed) o.logger.warn({ jobId, failedReason, attempts }, "job failed by the queue; settled as failed");
+    });
+    closers.add(`events ${name}`, () => events.close());
+    return worker;
+  });
+  await Promise.all(workers.map((w) => w.waitUntilReady()));
+  return { workers, jobs, closers };
+}
+export type WorkerRuntime = Awaited<ReturnType<typeof createWorkerRuntime>>;

@@ -1,0 +1,99 @@
+/**
+ * CLI: npx tsx packages/replay/src/main.ts --dir ../shared/fixtures/google --port 4010
+ *        [--page web/coffee-desktop-2023.html] [--routes routes.json] [--default web=web/coffee-desktop-2023.html]
+ *        [--latency 50] [--jitter 20] [--fault captcha] [--times 3] [--kinds web,news] [--host 127.0.0.1]
+ * Each flag also reads from the environment: REPLAY_DIR, REPLAY_PAGE, REPLAY_ROUTES, REPLAY_PORT, REPLAY_HOST,
+ * REPLAY_LATENCY, REPLAY_JITTER, REPLAY_FAULT, REPLAY_TIMES, REPLAY_KINDS. Flags win over the environment.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { parseFaults } from "./faults.js";
+import { startReplayServer, type ReplayOptions, type ReplayRoute } from "./server.js";
+import { isReplayKind, type ReplayKind } from "./target.js";
+
+const USAGE = `usage: main.ts [--dir DIR] [--page FILE] [--routes FILE.json] [--default KIND=FILE]... [--port 4010] [--host 127.0.0.1]
+               [--latency MS] [--jitter MS] [--fault MODE] [--times N] [--kinds KIND,KIND]`;
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
+
+function integer(text: string | undefined, name: string): number | undefined {
+  if (text === undefined || text === "") return undefined;
+  if (!/^\d+$/.test(text)) throw new Error(`${name} must be a whole number, got "${text}"`);
+  return Number(text);
+}
+
+function defaultsOf(pairs: string[]): Partial<Record<ReplayKind, string>> {
+  const defaults: Partial<Record<ReplayKind, string>> = {};
+  for (const pair of pairs) {
+    const [kind, file] = pair.split("=", 2);
+    if (!isReplayKind(kind) || !file) throw new Error(`--default takes KIND=FILE, got "${pair}"`);
+    defaults[kind] = file;
+  }
+  return defaults;
+}
+
+function optionsFrom(argv: string[], env: NodeJS.ProcessEnv): ReplayOptions {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      dir: { type: "string" },
+      page: { type: "string" },
+      routes: { type: "string" },
+      default: { type: "string", multiple: true },
+      port: { type: "string" },
+      host: { type: "string" },
+      latency: { type: "string" },
+      jitter: { type: "string" },
+      fault: { type: "string" },
+      times: { type: "string" },
+      kinds: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const pick = (flag: string | undefined, name: string) => flag ?? (env[name] || undefined);
+  const page = pick(values.page, "REPLAY_PAGE");
+  const fallbackDir = resolve(repoRoot, "../shared/fixtures/google");
+  const dir = pick(values.dir, "REPLAY_DIR") ?? (page === undefined && existsSync(fallbackDir) ? fallbackDir : undefined);
+  const routesFile = pick(values.routes, "REPLAY_ROUTES");
+  const kinds = pick(values.kinds, "REPLAY_KINDS");
+  const rawFaults = {
+    latencyMs: integer(pick(values.latency, "REPLAY_LATENCY"), "latency"),
+    jitterMs: integer(pick(values.jitter, "REPLAY_JITTER"), "jitter"),
+    mode: pick(values.fault, "REPLAY_FAULT"),
+    times: integer(pick(values.times, "REPLAY_TIMES"), "times"),
+    kinds: kinds?.split(",").map((k) => k.trim()),
+  };
+  const faults = parseFaults(Object.fromEntries(Object.entries(rawFaults).filter(([, v]) => v !== undefined)));
+  return {
+    dir: dir === undefined ? undefined : resolve(dir),
+    page,
+    routes: routesFile ? (JSON.parse(readFileSync(routesFile, "utf8")) as ReplayRoute[]) : undefined,
+    defaults: defaultsOf(values.default ?? []),
+    host: pick(values.host, "REPLAY_HOST") ?? "127.0.0.1",
+    port: integer(pick(values.port, "REPLAY_PORT"), "port") ?? 4010,
+    faults: Object.keys(faults).length > 0 ? faults : undefined,
+  };
+}
+
+async function main(): Promise<void> {
+  const options = optionsFrom(process.argv.slice(2), process.env);
+  const server = await startReplayServer(options);
+  const mode = options.page ? `page ${options.page}` : `dir ${options.dir}`;
+  console.log(`replay upstream listening on ${server.url} (${mode}${options.faults ? `, faults ${JSON.stringify(options.faults)}` : ""})`);
+  const stop = () => void server.close().then(() => process.exit(0));
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : String(error));
+  console.error(USAGE);
+  process.exit(1);
+});

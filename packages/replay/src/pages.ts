@@ -1,0 +1,90 @@
+/**
+ * Small hand-written stand-ins for the upstream's block and error pages. Each one carries the markers
+ * of the real page it models (see blocked/ and consent/ in the captured fixtures), nothing more:
+ * the "unusual traffic" CAPTCHA form of /sorry/index, the enablejs noscript wall and the
+ * "Error NNN (…)!!1" template.
+ */
+import { randomBytes } from "node:crypto";
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** The /sorry/index CAPTCHA page (served with 429). `continueUrl` is the blocked request's URL. */
+export function sorryPage(continueUrl: string): string {
+  const url = escapeHtml(continueUrl);
+  return `<html><head><meta http-equiv="content-type" content="text/html; charset=utf-8"><title>${url}</title></head>
+<body><div style="max-width:400px"><form id="captcha-form" action="index" method="post">
+<noscript><div style="font-size:13px">In order to continue, please enable javascript on your web browser.</div></noscript>
+<script src="https://www.google.com/recaptcha/enterprise.js" async defer></script>
+<div id="recaptcha" class="g-recaptcha" data-sitekey="replay-sitekey" data-callback="submitCallback" data-s="replay"></div>
+<input type="hidden" name="q" value="replay-token"><input type="hidden" name="continue" value="${url}"></form>
+<div style="font-size:13px"><b>About this page</b><br><br>Our systems have detected unusual traffic from your computer network. This page checks to see if it's really you sending the requests, and not a robot.
+<div style="font-size:13px">IP address: 203.0.113.1<br>URL: ${url}<br></div></div></div></body></html>
+`;
+}
+
+/** The JavaScript wall: a noscript iframe to /httpservice/retry/enablejs and an empty #main. */
+export function enableJsPage(query: string, sei: string): string {
+  const title = query ? `${escapeHtml(query)} - Google Search` : "Google Search";
+  return `<html><head><meta http-equiv="content-type" content="text/html; charset=UTF-8"><title>${title}</title></head><body><noscript><iframe src="/httpservice/retry/enablejs?sei=${escapeHtml(sei)}" frameborder="0" height="100%" width="100%"></iframe>Click here if you're not redirected within a few seconds.</noscript><div id="main"></div></body></html>
+`;
+}
+
+const ERROR_TEXT: Record<number, [title: string, message: string]> = {
+  400: ["Bad Request", "Your client has issued a malformed or illegal request."],
+  404: ["Not Found", "The requested URL <code>{path}</code> was not found on this server."],
+  405: ["Method Not Allowed", "The request method is not supported for <code>{path}</code>."],
+  413: ["Request Entity Too Large", "Your client issued a request that was too large."],
+  429: ["Too Many Requests", "We're sorry, but you have sent too many requests to us recently. Please try again later."],
+  500: ["Server Error", "The server encountered an error and could not complete your request."],
+  502: ["Server Error", "The server encountered a temporary error and could not complete your request.<p>Please try again in 30 seconds."],
+};
+
+/** The upstream's "Error NNN (Title)!!1" page. */
+export function errorPage(status: number, path = "/"): string {
+  const [title, message] = ERROR_TEXT[status] ?? ERROR_TEXT[500]!;
+  return `<!DOCTYPE html>
+<html lang=en>
+  <meta charset=utf-8>
+  <title>Error ${status} (${title})!!1</title>
+  <a href=//www.google.com/><span id=logo aria-label=Google></span></a>
+  <p><b>${status}.</b> <ins>That’s an error.</ins>
+  <p>${message.replace("{path}", escapeHtml(path))}  <ins>That’s all we know.</ins>
+`;
+}
+
+export interface BlockAnswer {
+  status: number;
+  body: string;
+  headers: Record<string, string>;
+}
+
+/** Fault modes that answer a block or error instead of the page. */
+export type BlockMode = "captcha" | "sorry-redirect" | "rate-limit" | "consent-redirect" | "js-wall" | "js-redirect" | "server-error";
+
+/**
+ * What the upstream answers when it blocks `requestUrl` (absolute, on this server's `origin`).
+ * Redirects point where the upstream's do; /sorry/index and the enablejs path are served here too.
+ */
+export function blockAnswer(mode: BlockMode, requestUrl: URL, origin: string): BlockAnswer {
+  const token = () => randomBytes(9).toString("base64url");
+  const here = requestUrl.href;
+  const continued = encodeURIComponent(here);
+  switch (mode) {
+    case "captcha":
+      return { status: 429, body: sorryPage(here), headers: {} };
+    case "sorry-redirect":
+      return { status: 302, body: "", headers: { location: `${origin}/sorry/index?continue=${continued}&q=${token()}` } };
+    case "rate-limit":
+      return { status: 429, body: errorPage(429, requestUrl.pathname), headers: {} };
+    case "consent-redirect":
+      return { status: 302, body: "", headers: { location: `https://consent.google.com/ml?continue=${continued}&gl=DE&m=0&pc=srp&hl=en&src=1` } };
+    case "js-wall":
+      return { status: 200, body: enableJsPage(requestUrl.searchParams.get("q") ?? "", token()), headers: {} };
+    case "js-redirect":
+      return { status: 302, body: "", headers: { location: `/httpservice/retry/enablejs?sei=${token()}` } };
+    case "server-error":
+      return { status: 502, body: errorPage(502, requestUrl.pathname), headers: {} };
+  }
+}

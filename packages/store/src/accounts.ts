@@ -1,0 +1,160 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { Redis } from "ioredis";
+import { API_KEY_PATTERN, newAccountId, newApiKey } from "@serp/shared";
+import type { KeySpace } from "./keys.js";
+
+export interface Account {
+  id: string;
+  name: string;
+  createdAt: string;
+  /** Credits bought minus credits charged. */
+  balance: number;
+  /** Credits held by jobs not yet final. */
+  reserved: number;
+}
+
+export interface KeyInfo {
+  /** The key's public id: its first characters, safe to show and to revoke by. */
+  id: string;
+  accountId: string;
+  label: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+export interface LedgerEntry {
+  type: "grant" | "charge" | "refund";
+  credits: number;
+  at: string;
+  jobId?: string;
+  endpoint?: string;
+  pack?: string;
+  uncharged?: number;
+}
+
+export function hashKey(key: string): string {
+  return createHash("sha256").update(key).digest("hex");
+}
+
+/** The first 12 characters (`sk_live_` + 4) name a key without revealing it. */
+function keyId(key: string): string {
+  return key.slice(0, 12);
+}
+
+/** Grants are written with the balance change in one step, like every other ledger entry. */
+const GRANT = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+redis.call('HINCRBY', KEYS[1], 'balance', ARGV[1])
+redis.call('RPUSH', KEYS[2], ARGV[2])
+return 1`;
+
+export class AccountStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: KeySpace,
+  ) {}
+
+  async create(name: string, id = newAccountId()): Promise<Account> {
+    const createdAt = new Date().toISOString();
+    await this.redis
+      .multi()
+      .hset(this.keys.account(id), { id, name, createdAt, balance: 0, reserved: 0 })
+      .sadd(this.keys.accounts(), id)
+      .exec();
+    return { id, name, createdAt, balance: 0, reserved: 0 };
+  }
+
+  async get(id: string): Promise<Account | null> {
+    const h = await this.redis.hgetall(this.keys.account(id));
+    if (!h.id) return null;
+    return { id: h.id, name: h.name ?? "", createdAt: h.createdAt ?? "", balance: Number(h.balance ?? 0), reserved: Number(h.reserved ?? 0) };
+  }
+
+  async list(): Promise<string[]> {
+    return (await this.redis.smembers(this.keys.accounts())).sort();
+  }
+
+  /** Makes a new key for the account. The plaintext is returned once and never stored. */
+  async createKey(accountId: string, label = "default", key = newApiKey()): Promise<{ key: string; info: KeyInfo }> {
+    if (!API_KEY_PATTERN.test(key)) throw new Error("API keys start with sk_ and use letters, digits and _");
+    const info: KeyInfo = { id: keyId(key), accountId, label, createdAt: new Date().toISOString(), revokedAt: null };
+    const sha = hashKey(key);
+    await this.redis
+      .multi()
+      .hset(this.keys.apiKey(sha), { accountId, id: info.id, label, createdAt: info.createdAt, revokedAt: "" })
+      .sadd(this.keys.accountKeys(accountId), sha)
+      .exec();
+    return { key, info };
+  }
+
+  async listKeys(accountId: string): Promise<KeyInfo[]> {
+    const shas = await this.redis.smembers(this.keys.accountKeys(accountId));
+    const rows = await Promise.all(shas.map((sha) => this.redis.hgetall(this.keys.apiKey(sha))));
+    return rows
+      .filter((h) => h.accountId)
+      .map((h) => ({ id: h.id!, accountId: h.accountId!, label: h.label ?? "", createdAt: h.createdAt!, revokedAt: h.revokedAt || null }));
+  }
+
+  /** Revokes the account's key whose public id (or full text) is given. */
+  async revokeKey(accountId: string, idOrKey: string): Promise<boolean> {
+    const shas = await this.redis.smembers(this.keys.accountKeys(accountId));
+    for (const sha of shas) {
+      const h = await this.redis.hgetall(this.keys.apiKey(sha));
+      if (h.id === idOrKey || sha === hashKey(idOrKey)) {
+        await this.redis.hset(this.keys.apiKey(sha), "revokedAt", new Date().toISOString());
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The account a key belongs to, or null for unknown or revoked keys. */
+  async authenticate(key: string): Promise<string | null> {
+    if (!API_KEY_PATTERN.test(key)) return null;
+    const sha = hashKey(key);
+    const h = await this.redis.hgetall(this.keys.apiKey(sha));
+    if (!h.accountId || h.revokedAt) return null;
+    // The lookup is by hash; compare the stored hash in constant time all the same.
+    const stored = Buffer.from(sha, "hex");
+    if (!timingSafeEqual(stored, Buffer.from(hashKey(key), "hex"))) return null;
+    return h.accountId;
+  }
+
+  async grant(accountId: string, credits: number, pack?: string): Promise<boolean> {
+    if (!Number.isInteger(credits) || credits <= 0) throw new Error("credits must be a positive integer");
+    const entry: LedgerEntry = { type: "grant", credits, at: new Date().toISOString(), ...(pack ? { pack } : {}) };
+    const r = await this.redis.eval(GRANT, 2, this.keys.account(accountId), this.keys.ledger(accountId), credits, JSON.stringify(entry));
+    return r === 1;
+  }
+
+  async ledger(accountId: string, limit = 100): Promise<LedgerEntry[]> {
+    const rows = await this.redis.lrange(this.keys.ledger(accountId), -limit, -1);
+    return rows.map((r) => JSON.parse(r) as LedgerEntry);
+  }
+
+  /** Per endpoint: jobs completed, jobs failed and credits charged. */
+  async usage(accountId: string): Promise<Record<string, { completed: number; failed: number; credits: number }>> {
+    const h = await this.redis.hgetall(this.keys.usage(accountId));
+    const out: Record<string, { completed: number; failed: number; credits: number }> = {};
+    for (const [field, value] of Object.entries(h)) {
+      const at = field.lastIndexOf(":");
+      const endpoint = field.slice(0, at);
+      const what = field.slice(at + 1) as "completed" | "failed" | "credits";
+      (out[endpoint] ??= { completed: 0, failed: 0, credits: 0 })[what] = Number(value);
+    }
+    return out;
+  }
+
+  /**
+   * Makes sure `key` exists. A new key gets a new account holding `credits`; a key that exists
+   * already keeps its account and balance (a restart does not grant again).
+   */
+  async ensureKey(key: string, credits: number, name = "default"): Promise<{ accountId: string; created: boolean }> {
+    const existing = await this.redis.hget(this.keys.apiKey(hashKey(key)), "accountId");
+    if (existing) return { accountId: existing, created: false };
+    const account = await this.create(name);
+    await this.createKey(account.id, "from API_KEY", key);
+    if (credits > 0) await this.grant(account.id, credits, "initial");
+    return { accountId: account.id, created: true };
+  }
+}

@@ -1,0 +1,5 @@
+export * from "./accounts.js";
+export * from "./catalog.js";
+export * from "./jobs.js";
+export * from "./keys.js";
+export * from "./redis.js";

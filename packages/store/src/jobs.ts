@@ -1,0 +1,176 @@
+import type { Redis } from "ioredis";
+import type { Endpoint, Job, JobParams, JobResult, JobStatus, QueueName } from "@serp/shared";
+import type { KeySpace } from "./keys.js";
+
+/** A job as stored: the customer's view plus its owner and result. */
+export interface JobRecord {
+  job: Job;
+  accountId: string;
+  result: JobResult | null;
+}
+
+export interface NewJob {
+  id: string;
+  accountId: string;
+  endpoint: Endpoint;
+  queue: QueueName;
+  params: JobParams;
+  postbackUrl?: string;
+  createdAt: string;
+}
+
+export interface Final {
+  status: Extract<JobStatus, "completed" | "failed">;
+  credits: number;
+  latencyMs: number | null;
+  error: string | null;
+  result: JobResult | null;
+  completedAt: string;
+}
+
+/**
+ * Reserve one credit and create the job record in one step, so concurrent submissions can never
+ * overdraw: available = balance - reserved. Returns 1 created, 0 insufficient credits, -1 no account.
+ */
+const SUBMIT = `
+local bal = redis.call('HGET', KEYS[1], 'balance')
+if not bal then return -1 end
+local reserved = tonumber(redis.call('HGET', KEYS[1], 'reserved') or '0')
+if tonumber(bal) - reserved < tonumber(ARGV[1]) then return 0 end
+redis.call('HINCRBY', KEYS[1], 'reserved', ARGV[1])
+for i = 3, #ARGV, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
+redis.call('EXPIRE', KEYS[2], ARGV[2])
+return 1`;
+
+/**
+ * Make a job final and settle its credits, exactly once. A job already final is left as it is
+ * (a late worker after a live timeout, a duplicate delivery): returns 0. The charge is capped so
+ * it never eats credits reserved by the account's other pending jobs; the balance never drops
+ * below zero. Every settlement is written to the ledger and announced on the final channel.
+ */
+const FINALIZE = `
+local st = redis.call('HGET', KEYS[1], 'status')
+if not st then return -1 end
+if st == 'completed' or st == 'failed' then return 0 end
+local bal = tonumber(redis.call('HGET', KEYS[2], 'balance') or '0')
+local reserved = tonumber(redis.call('HGET', KEYS[2], 'reserved') or '0')
+local price = tonumber(ARGV[2])
+local cap = bal - reserved + 1
+if cap < 0 then cap = 0 end
+local charge = price
+if charge > cap then charge = cap end
+redis.call('HINCRBY', KEYS[2], 'reserved', -1)
+if charge > 0 then redis.call('HINCRBY', KEYS[2], 'balance', -charge) end
+redis.call('HSET', KEYS[1], 'status', ARGV[1], 'credits', charge, 'completedAt', ARGV[3],
+  'latencyMs', ARGV[4], 'error', ARGV[5], 'result', ARGV[6])
+redis.call('EXPIRE', KEYS[1], ARGV[7])
+local endpoint = redis.call('HGET', KEYS[1], 'endpoint')
+local entry = { type = (ARGV[1] == 'completed') and 'charge' or 'refund', jobId = ARGV[8],
+  endpoint = endpoint, credits = charge, at = ARGV[3] }
+if charge < price then entry.uncharged = price - charge end
+redis.call('RPUSH', KEYS[3], cjson.encode(entry))
+redis.call('HINCRBY', KEYS[4], endpoint .. ':' .. ARGV[1], 1)
+redis.call('HINCRBY', KEYS[4], endpoint .. ':credits', charge)
+redis.call('PUBLISH', ARGV[9], ARGV[8])
+return 1`;
+
+/** pending|processing → processing, counting the attempt. 0 when the job is final, -1 unknown. */
+const START = `
+local st = redis.call('HGET', KEYS[1], 'status')
+if not st then return -1 end
+if st == 'completed' or st == 'failed' then return 0 end
+redis.call('HSET', KEYS[1], 'status', 'processing', 'attempts', ARGV[1])
+return 1`;
+
+/** processing → pending after a transient fault, so the next attempt can take it. */
+const REQUEUE = `
+local st = redis.call('HGET', KEYS[1], 'status')
+if st ~= 'processing' then return 0 end
+redis.call('HSET', KEYS[1], 'status', 'pending')
+return 1`;
+
+export class JobStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: KeySpace,
+    /** Seconds a job record and its result are kept. */
+    readonly retentionSeconds: number,
+  ) {}
+
+  /** Reserves `reserve` credits and stores the new pending job. */
+  async create(job: NewJob, reserve: number): Promise<"created" | "insufficient_credits" | "no_account"> {
+    const fields: Record<string, string> = {
+      id: job.id,
+      accountId: job.accountId,
+      endpoint: job.endpoint,
+      queue: job.queue,
+      status: "pending",
+      params: JSON.stringify(job.params),
+      credits: "0",
+      latencyMs: "",
+      error: "",
+      attempts: "0",
+      createdAt: job.createdAt,
+      completedAt: "",
+      postbackUrl: job.postbackUrl ?? "",
+    };
+    const argv = [String(reserve), String(this.retentionSeconds), ...Object.entries(fields).flat()];
+    const r = (await this.redis.eval(SUBMIT, 2, this.keys.account(job.accountId), this.keys.job(job.id), ...argv)) as number;
+    return r === 1 ? "created" : r === 0 ? "insufficient_credits" : "no_account";
+  }
+
+  async get(id: string): Promise<JobRecord | null> {
+    const h = await this.redis.hgetall(this.keys.job(id));
+    if (!h.id) return null;
+    return fromHash(h);
+  }
+
+  /** Marks the job processing for attempt `attempt`. False when it is final or gone. */
+  async start(id: string, attempt: number): Promise<boolean> {
+    return ((await this.redis.eval(START, 1, this.keys.job(id), String(attempt))) as number) === 1;
+  }
+
+  async requeue(id: string): Promise<boolean> {
+    return ((await this.redis.eval(REQUEUE, 1, this.keys.job(id))) as number) === 1;
+  }
+
+  /** Makes the job final and settles it. False when it already was final (nothing changes). */
+  async finalize(id: string, accountId: string, f: Final): Promise<boolean> {
+    const r = (await this.redis.eval(
+      FINALIZE,
+      4,
+      this.keys.job(id),
+      this.keys.account(accountId),
+      this.keys.ledger(accountId),
+      this.keys.usage(accountId),
+      f.status,
+      String(f.status === "completed" ? f.credits : 0),
+      f.completedAt,
+      f.latencyMs === null ? "" : String(f.latencyMs),
+      f.error ?? "",
+      f.result ? JSON.stringify(f.result) : "",
+      String(this.retentionSeconds),
+      id,
+      this.keys.finalChannel(),
+    )) as number;
+    return r === 1;
+  }
+}
+
+function fromHash(h: Record<string, string>): JobRecord {
+  const job: Job = {
+    id: h.id!,
+    endpoint: h.endpoint as Endpoint,
+    queue: h.queue as QueueName,
+    status: h.status as JobStatus,
+    params: JSON.parse(h.params ?? "{}") as JobParams,
+    credits: Number(h.credits ?? 0),
+    latencyMs: h.latencyMs ? Number(h.latencyMs) : null,
+    error: h.error || null,
+    attempts: Number(h.attempts ?? 0),
+    createdAt: h.createdAt!,
+    completedAt: h.completedAt || null,
+  };
+  if (h.postbackUrl) job.postbackUrl = h.postbackUrl;
+  return { job, accountId: h.accountId!, result: h.result ? (JSON.parse(h.result) as JobResult) : null };
+}

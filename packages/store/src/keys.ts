@@ -1,0 +1,20 @@
+/**
+ * Every Redis key the service owns, in one place. `prefix` isolates deployments and test runs.
+ * BullMQ's own keys live under `{prefix}` (a hash tag, so a queue's keys share a Cluster slot).
+ */
+export function keySpace(prefix: string) {
+  return {
+    prefix,
+    bullPrefix: `{${prefix}}`,
+    job: (id: string) => `${prefix}:job:${id}`,
+    account: (id: string) => `${prefix}:acct:${id}`,
+    ledger: (id: string) => `${prefix}:acct:${id}:ledger`,
+    usage: (id: string) => `${prefix}:acct:${id}:usage`,
+    accountKeys: (id: string) => `${prefix}:acct:${id}:keys`,
+    accounts: () => `${prefix}:accounts`,
+    apiKey: (sha256: string) => `${prefix}:key:${sha256}`,
+    /** Pub/sub channel on which every job that becomes final is announced (its id). */
+    finalChannel: () => `${prefix}:events:final`,
+  };
+}
+export type KeySpace = ReturnType<typeof keySpace>;

@@ -1,0 +1,102 @@
+/**
+ * One plain HTTP request to the upstream with got. A redirect is returned (and classified), never
+ * followed; got never retries (tries across profiles and proxies happen in scrape.ts); the body is
+ * decompressed, capped in size and decoded by its declared charset.
+ */
+import got, { type CancelableRequest, type Response } from "got";
+import type { UpstreamResponse } from "./classify.js";
+import type { Proxy } from "./proxies.js";
+
+export interface FetchSettings {
+  /** Whole-request time limit, connect to last byte. */
+  timeoutMs: number;
+  /** A body larger than this (after decompression) is abandoned. */
+  maxBodyBytes: number;
+}
+
+export interface FetchRequest {
+  url: string;
+  headers: Record<string, string>;
+  proxy?: Proxy;
+  signal?: AbortSignal;
+}
+
+/** Why no response could be read: too slow, no connection, cut short, or too big. */
+export type FetchFailure = "timeout" | "network" | "truncated" | "too_large";
+
+export type FetchResult =
+  | { ok: true; response: UpstreamResponse; ms: number }
+  | { ok: false; failure: FetchFailure; detail: string; ms: number };
+
+/** Sends the request. Resolves with a response or a failure; rejects only when `signal` aborts. */
+export async function fetchPage(req: FetchRequest, settings: FetchSettings): Promise<FetchResult> {
+  const started = performance.now();
+  const ms = () => Math.round(performance.now() - started);
+  let tooLarge = false;
+  let request: CancelableRequest<Response<Buffer>> | undefined;
+  try {
+    req.signal?.throwIfAborted();
+    request = got(req.url, {
+      headers: req.headers,
+      responseType: "buffer",
+      followRedirect: false,
+      throwHttpErrors: false,
+      retry: { limit: 0 },
+      decompress: true,
+      strictContentLength: true,
+      timeout: { request: settings.timeoutMs },
+      agent: req.proxy ? { http: req.proxy.agents.http, https: req.proxy.agents.https } : undefined,
+      signal: req.signal,
+    });
+    request.on("downloadProgress", ({ transferred }: { transferred: number }) => {
+      if (transferred > settings.maxBodyBytes && !tooLarge) {
+        tooLarge = true;
+        request?.cancel();
+      }
+    });
+    const res = await request;
+    return {
+      ok: true,
+      ms: ms(),
+      response: {
+        statusCode: res.statusCode,
+        headers: res.headers,
+        body: decode(res.body, res.headers["content-type"]),
+        url: req.url,
+      },
+    };
+  } catch (error) {
+    if (req.signal?.aborted) throw req.signal.reason ?? error;
+    if (tooLarge) return { ok: false, failure: "too_large", detail: `body over ${settings.maxBodyBytes} bytes`, ms: ms() };
+    return { ok: false, ...describe(error), ms: ms() };
+  }
+}
+
+function describe(error: unknown): { failure: FetchFailure; detail: string } {
+  const e = error as { name?: string; code?: string; message?: string };
+  const detail = [e.code, e.message].filter(Boolean).join(": ") || String(error);
+  if (e.name === "TimeoutError" || e.code === "ETIMEDOUT") return { failure: "timeout", detail };
+  // The connection closed before the declared length or the last chunk arrived.
+  if (e.name === "ReadError" || e.code === "ERR_HTTP_CONTENT_LENGTH_MISMATCH" || e.code === "ERR_STREAM_PREMATURE_CLOSE") {
+    return { failure: "truncated", detail };
+  }
+  return { failure: "network", detail };
+}
+
+/**
+ * Bytes → text by the charset the response declares (header, else an early `<meta charset>` or
+ * `<?xml encoding>`): old layouts may answer in Latin-1 or Shift_JIS. Unknown labels read as UTF-8.
+ */
+function decode(body: Buffer, contentType: string | undefined): string {
+  const head = body.subarray(0, 1024).toString("latin1");
+  const label =
+    /charset=["']?([\w-]+)/i.exec(contentType ?? "")?.[1] ??
+    /<meta[^>]+charset=["']?([\w-]+)/i.exec(head)?.[1] ??
+    /<\?xml[^>]+encoding=["']([\w-]+)/i.exec(head)?.[1] ??
+    "utf-8";
+  try {
+    return new TextDecoder(label).decode(body);
+  } catch {
+    return new TextDecoder("utf-8").decode(body);
+  }
+}

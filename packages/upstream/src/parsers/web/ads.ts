@@ -1,0 +1,149 @@
+/**
+ * Text ads: the units of the ad blocks above (`#tads`) and below (`#tadsb`, `#bottomads`) the
+ * results. Basic pages have no ad blocks; their units sit among the results, and a unit is "top"
+ * when it comes before the first organic result. Shopping ads (product tiles) are not text ads.
+ */
+import type { AdResult, Link } from "@serp/shared";
+import { type Element, all, attr, first, text, targetUrl } from "../../dom.js";
+import { compareDocumentPosition } from "domutils";
+import { isTag } from "domhandler";
+
+/** One ad: `.uEierd` 2020+ (all layouts), `li.ads-ad` desktop 2019, `li.ads-fr` mobile 2018. */
+const AD_UNIT = ".uEierd, li.ads-ad, li.ads-fr";
+const AD = {
+  title: 'h3, [role="heading"]',
+  // role=text 2020+ · cite 2019 · .qzEoUe mobile 2018
+  displayedLink: '[role="text"], cite, .qzEoUe',
+  // .yDYNvb 2020+ · .ads-creative 2019 · .MUxGbd.lEBKkf mobile 2018
+  description: ".yDYNvb, .ads-creative, .BmP5tf > .MUxGbd.lEBKkf",
+  source: ".BTu2cd",
+};
+
+/**
+ * domutils' `DocumentPosition.PRECEDING` bit, set by `compareDocumentPosition(a, b)` when `a` comes
+ * before `b` (a const enum, unreadable under isolatedModules).
+ */
+const PRECEDING = 2;
+
+const AD_CLICK = /^(?:https?:)?\/\/(?:www\.)?(?:google\.[a-z.]+|googleadservices\.com)\/(?:pagead\/)?aclk\?|^\/aclk\?/i;
+
+export interface AdPlacement {
+  /** Ad blocks above the results. */
+  top: Element[];
+  /** Ad blocks below the results. */
+  bottom: Element[];
+  /** Basic pages: where units sit among the results; placed against the first organic result. */
+  inline?: { root: Element; firstResult?: Element };
+}
+
+export function extractAds(placement: AdPlacement): AdResult[] {
+  const ads: AdResult[] = [];
+  const read = (unit: Element, block_position: AdResult["block_position"]) => {
+    const ad = readAd(unit, block_position, ads.length + 1);
+    if (ad) ads.push(ad);
+  };
+  for (const container of placement.top) for (const unit of units(container)) read(unit, "top");
+  const { inline } = placement;
+  if (inline) {
+    for (const unit of units(inline.root)) {
+      const before =
+        !inline.firstResult ||
+        (compareDocumentPosition(unit, inline.firstResult) & PRECEDING) !== 0;
+      read(unit, before ? "top" : "bottom");
+    }
+  }
+  for (const container of placement.bottom) for (const unit of units(container)) read(unit, "bottom");
+  return ads;
+}
+
+/** Outermost ad units in a container (a unit never holds another). */
+function units(container: Element): Element[] {
+  const found = all(AD_UNIT, container);
+  const set = new Set(found);
+  return found.filter((u) => {
+    for (let p = u.parent; p && p !== container; p = p.parent) if (isTag(p) && set.has(p)) return false;
+    return true;
+  });
+}
+
+function readAd(unit: Element, block_position: AdResult["block_position"], position: number): AdResult | undefined {
+  const heading = all(AD.title, unit).find((h) => text(h));
+  const anchor = (heading && closestLink(heading, unit)) ?? all("a[href]", unit).find((a) => text(a));
+  if (!heading || !anchor) return undefined;
+  const title = withoutBidiMarks(text(heading));
+  const href = attr(anchor, "href");
+  const tracking = attr(anchor, "data-rw") ?? (AD_CLICK.test(href ?? "") ? href : undefined) ?? firstClickLink(unit);
+  const link = advertiserUrl(anchor) ?? targetUrl(href);
+  if (!title || !link) return undefined;
+  const ad: AdResult = { position, block_position, title, link };
+  const displayed = text(first(AD.displayedLink, anchor) ?? first(AD.displayedLink, unit));
+  if (displayed) ad.displayed_link = displayed;
+  if (tracking) ad.tracking_link = new URL(tracking, "https://www.google.com").href;
+  const description = all(AD.description, unit)
+    .filter((el) => !isInside(el, anchor) && !isHeading(el))
+    .map(text)
+    .find((t) => t);
+  if (description) ad.description = description;
+  const source = text(first(AD.source, unit));
+  if (source) ad.source = source;
+  const sitelinks = adSitelinks(unit, anchor);
+  if (sitelinks.length) ad.sitelinks = sitelinks;
+  return ad;
+}
+
+/**
+ * Where the ad leads: the link itself when it points at the advertiser, the redirect's `adurl`,
+ * or, when the redirect hides the target (basic pages, some 2019 ads), the advertiser's site the
+ * page names for preconnecting (`data-pcu`, `data-preconnect-urls`). Call-only ads have none of
+ * these: their link stays the click URL.
+ */
+function advertiserUrl(anchor: Element): string | undefined {
+  const href = attr(anchor, "href");
+  if (href && !AD_CLICK.test(href)) return targetUrl(href);
+  const adurl = targetUrl(href);
+  if (adurl && !AD_CLICK.test(adurl)) return adurl;
+  const site = (attr(anchor, "data-pcu") ?? attr(anchor, "data-preconnect-urls"))?.split(",")[0];
+  return site && /^https?:\/\//i.test(site) ? site : undefined;
+}
+
+/** 2019 ad titles end with an invisible left-to-right mark. */
+function withoutBidiMarks(s: string): string {
+  return s.replace(/[\u200e\u200f\u202a-\u202e]/gu, "").trim();
+}
+
+function closestLink(heading: Element, unit: Element): Element | undefined {
+  for (let node = heading.parent; node && node !== unit; node = node.parent) {
+    if (isTag(node) && node.name === "a" && node.attribs.href) return node;
+  }
+  return undefined;
+}
+
+function firstClickLink(unit: Element): string | undefined {
+  return all("a[href]", unit)
+    .map((a) => attr(a, "href")!)
+    .find((h) => AD_CLICK.test(h));
+}
+
+function isHeading(el: Element): boolean {
+  return el.name === "h3" || el.attribs.role === "heading";
+}
+
+/** Links of the search engine's own that are not the ad's (seller ratings, "why this ad"). */
+const ENGINE_PAGE = /^https?:\/\/(?:www\.)?google\.[a-z.]+\/(?!aclk)/i;
+
+function adSitelinks(unit: Element, titleAnchor: Element): Link[] {
+  const out: Link[] = [];
+  for (const a of all("a[href]", unit)) {
+    if (a === titleAnchor || isInside(a, titleAnchor)) continue;
+    const title = text(a);
+    const link = targetUrl(attr(a, "href"));
+    if (link && ENGINE_PAGE.test(link)) continue;
+    if (title && link && !out.some((l) => l.link === link && l.title === title)) out.push({ title, link });
+  }
+  return out;
+}
+
+function isInside(el: Element, ancestor: Element): boolean {
+  for (let node = el.parent; node; node = node.parent) if (node === ancestor) return true;
+  return false;
+}

@@ -1,0 +1,265 @@
+/**
+ * Organic results. Every layout titles a result with a heading inside the result's link (`<a><h3>`,
+ * or a level-3 `role="heading"` on mobile pages), so results are found as such headings under the
+ * results column, in page order. Links inside blocks that hold something else (ads, "People also
+ * ask", top stories and other carousels, recipes, local packs, knowledge panels) are left out by the
+ * block they sit in; links that stay on the search engine (local pack entries, "more results") are
+ * left out by their target. Each result's other fields are read inside its own block: the largest
+ * ancestor of its link that holds no other result's link.
+ */
+import type { Link, OrganicResult } from "@serp/shared";
+import { type Element, all, attr, first, matches, text, targetUrl } from "../../dom.js";
+import { isTag } from "domhandler";
+
+/** `full`: the JavaScript page served to browsers (desktop and mobile). `basic`: the no-JS / Lynx / WML page. */
+export type Layout = "full" | "basic";
+
+interface ResultSelectors {
+  /** Headings that title a result; the result's link is the anchor around them. */
+  title: string;
+  snippet: string;
+  /** The date some snippets start with (`Mar 22, 2023 —`). */
+  date: string;
+  displayedLink: string;
+  /** The site's name shown above the title. */
+  source: string;
+  /** Inline sitelinks: a row of short links under the snippet. */
+  inlineSitelinks: string;
+  /** Expanded sitelinks: a table of titled links, each with a line of text. */
+  expandedSitelinks: string;
+  expandedSnippet: string;
+}
+
+/** Desktop 2019–2026 and mobile 2018–2023 pages. */
+const FULL: ResultSelectors = {
+  title: 'h3, [role="heading"][aria-level="3"]',
+  // .VwiC3b desktop/mobile 2021+ · span.st desktop 2019 · .hgKElc featured snippet · .ITZIwc video results 2025+
+  // · .yDYNvb mobile 2020 · .LZ8hH mobile 2018
+  snippet: ".VwiC3b, span.st, .hgKElc, .ITZIwc, .yDYNvb, .LZ8hH .MUxGbd",
+  // .LEwnzc 2024+ · .wuQ4Ob 2021–2023 · span.f 2019
+  date: ".LEwnzc, .wuQ4Ob, span.st span.f",
+  // cite on desktop · .yKd8Hd mobile 2022+ · .qzEoUe mobile 2018–2020
+  displayedLink: "cite, .yKd8Hd, .qzEoUe",
+  source: ".VuuXrf, .BTu2cd",
+  inlineSitelinks: ".HiHjCd a, .osl a, a.LgElHb",
+  expandedSitelinks: ".usJj9c h3 a, tr.mslg h3 a",
+  expandedSnippet: ".zz3gNc",
+};
+
+/** Basic HTML (`div.Gx5Zad` 2022–2024, `div.ezO2md` Lynx 2025, `div.zMzFAb` WML 2026). */
+const BASIC: ResultSelectors = {
+  title: "h3, span.CVA68e",
+  // the innermost text block: outer ones also hold the sitelinks and facts rows
+  snippet: ".kCrYT:not(.egMi0) .BNeawe.s3v9rd:not(:has(.BNeawe.s3v9rd)), span.FrIlee",
+  date: "span.r0bn4c, span.YVIcad",
+  displayedLink: ".UPmit, span.dXDvrc",
+  source: "",
+  inlineSitelinks: ".v9i61e span.BNeawe > a",
+  expandedSitelinks: "",
+  expandedSnippet: "",
+};
+
+const SELECTORS: Record<Layout, ResultSelectors> = { full: FULL, basic: BASIC };
+
+/** Blocks whose links are not organic results, checked on every ancestor of a title link. */
+const NOT_ORGANIC = {
+  // ads (top, bottom, the ad column), the knowledge panel column, the bottom of the page
+  ids: new Set(["tads", "tadsb", "bottomads", "tvcap", "rhs", "botstuff", "bres", "brs"]),
+  // top stories, Twitter and image sections, carousels, 2019 "People also ask", knowledge-panel profile links
+  tags: new Set(["g-section-with-header", "g-scrolling-carousel", "g-inner-card", "g-accordion-expander", "g-link"]),
+  classes: new Set([
+    "related-question-pair", // "People also ask" answers
+    "uEierd", // text ad (2020+)
+    "ads-ad", // text ad (2019 desktop)
+    "ads-fr", // text ad (2018 mobile)
+    "commercial-unit", // shopping ads
+    "cu-container", // shopping ads
+    "pla-unit", // shopping ads
+    "uVMCKf", // mobile "Videos" block (2023)
+    "HD8Pae", // mobile "Videos" block (2020)
+    "sHEJob", // "Videos" carousel item (desktop 2025–2026)
+    "MFYI1d", // "Explore brands" item (desktop 2023)
+    "kno-kp", // knowledge panel (2019)
+  ]),
+  attributes: ["data-text-ad"],
+  // recipe carousels (`id="isl_1"`)
+  idPrefixes: ["isl_"],
+};
+
+/** Targets on the search engine itself (local pack entries, "more results", maps). */
+const SEARCH_ENGINE_LINK = /^https?:\/\/(?:www\.|maps\.)?google\.[a-z.]+\//i;
+const SEARCH_ENGINE_REDIRECT = /^https?:\/\/(?:www\.)?google\.[a-z.]+\/url\?/i;
+/** How far above its heading a result's link may sit (mobile pages nest the heading 3–4 levels deep). */
+const MAX_LINK_DEPTH = 6;
+
+interface Candidate {
+  heading: Element;
+  anchor: Element;
+}
+
+/** An organic result and the link it was read from (its place in the page). */
+export interface FoundResult {
+  result: OrganicResult;
+  anchor: Element;
+}
+
+export function extractOrganicResults(root: Element, layout: Layout): OrganicResult[] {
+  return findOrganicResults(root, layout).map((f) => f.result);
+}
+
+export function findOrganicResults(root: Element, layout: Layout): FoundResult[] {
+  const sel = SELECTORS[layout];
+  const titled: Candidate[] = [];
+  const seen = new Set<Element>();
+  for (const heading of all(sel.title, root)) {
+    const anchor = enclosingLink(heading, root);
+    if (!anchor || seen.has(anchor)) continue;
+    seen.add(anchor);
+    titled.push({ heading, anchor });
+  }
+  // Every titled link bounds its neighbours' blocks, organic or not.
+  const titlesUnder = countTitlesUnder(titled, root);
+  const results: FoundResult[] = [];
+  for (const { heading, anchor } of titled) {
+    if (!isOrganic(anchor, root)) continue;
+    const link = resultLink(attr(anchor, "href"));
+    const title = text(heading);
+    if (!link || !title || SEARCH_ENGINE_LINK.test(link)) continue;
+    const block = resultBlock(anchor, root, titlesUnder);
+    results.push({ result: { position: results.length + 1, title, link, ...details(block, anchor, sel) }, anchor });
+  }
+  return results;
+}
+
+/**
+ * The target of a result link. Progressive (JSON) pages write `/url?q=&url=<target>`: the empty `q`
+ * hides the target from targetUrl, which reads `q` first, so `url` is read here.
+ */
+export function resultLink(href: string | undefined): string | undefined {
+  const link = targetUrl(href);
+  if (!link || !SEARCH_ENGINE_REDIRECT.test(link)) return link;
+  const inner = new URL(link).searchParams.get("url");
+  return inner && /^https?:\/\//i.test(inner) ? inner : link;
+}
+
+function enclosingLink(heading: Element, root: Element): Element | undefined {
+  let node = heading.parent;
+  for (let depth = 0; node && node !== root && depth < MAX_LINK_DEPTH; depth++, node = node.parent) {
+    if (isTag(node) && node.name === "a") return node.attribs.href ? node : undefined;
+  }
+  return undefined;
+}
+
+function isOrganic(anchor: Element, root: Element): boolean {
+  for (let node = anchor.parent; node && node !== root; node = node.parent) {
+    if (!isTag(node)) continue;
+    if (NOT_ORGANIC.tags.has(node.name)) return false;
+    const { id, class: cls } = node.attribs;
+    if (id && (NOT_ORGANIC.ids.has(id) || NOT_ORGANIC.idPrefixes.some((p) => id.startsWith(p)))) return false;
+    if (cls && cls.split(/\s+/).some((c) => NOT_ORGANIC.classes.has(c))) return false;
+    if (NOT_ORGANIC.attributes.some((a) => a in node.attribs)) return false;
+  }
+  return true;
+}
+
+/** For each ancestor of a titled link, how many titled links it holds. */
+function countTitlesUnder(titled: Candidate[], root: Element): Map<Element, number> {
+  const counts = new Map<Element, number>();
+  for (const { anchor } of titled) {
+    for (let node = anchor.parent; node && node !== root; node = node.parent) {
+      if (isTag(node)) counts.set(node, (counts.get(node) ?? 0) + 1);
+    }
+  }
+  return counts;
+}
+
+/** The largest ancestor of a result's link that holds no other titled link. */
+function resultBlock(anchor: Element, root: Element, titlesUnder: Map<Element, number>): Element {
+  let block = anchor;
+  for (let node = anchor.parent; node && node !== root && isTag(node); node = node.parent) {
+    if ((titlesUnder.get(node) ?? 0) > 1) break;
+    block = node;
+  }
+  return block;
+}
+
+type Details = Omit<OrganicResult, "position" | "title" | "link">;
+
+/**
+ * The result's fields, read in one pass over its block: every element matching any field selector,
+ * in page order; the first match of each field wins, sitelinks collect.
+ */
+function details(block: Element, anchor: Element, sel: ResultSelectors): Details {
+  const sitelinkSel = [sel.inlineSitelinks, sel.expandedSitelinks].filter(Boolean).join(", ");
+  const union = [sel.displayedLink, sel.source, sel.snippet, sitelinkSel].filter(Boolean).join(", ");
+  let displayedEl: Element | undefined;
+  let sourceEl: Element | undefined;
+  let snippetEl: Element | undefined;
+  const inline: Link[] = [];
+  const expanded: (Link & { snippet?: string })[] = [];
+  for (const el of all(union, block)) {
+    if (!displayedEl && matches(el, sel.displayedLink)) displayedEl = el;
+    else if (!sourceEl && sel.source && matches(el, sel.source)) sourceEl = el;
+    else if (!snippetEl && matches(el, sel.snippet)) {
+      if (!isInside(el, anchor) && el.children.length) snippetEl = el;
+    } else if (sitelinkSel && el !== anchor && matches(el, sitelinkSel)) addSitelink(el, sel, inline, expanded);
+  }
+  const out: Details = {};
+  const displayed = text(displayedEl);
+  if (displayed) out.displayed_link = displayed.replace(/\s*›\s*/g, " › ");
+  const source = text(sourceEl);
+  if (source) out.source = source;
+  const dateEl = snippetEl ? first(sel.date, snippetEl) : null;
+  const date = cleanDate(text(dateEl));
+  if (date) out.date = date;
+  if (snippetEl) {
+    const full = text(snippetEl);
+    const snippet = date && dateEl ? stripDatePrefix(full, text(dateEl)) : full;
+    if (snippet) out.snippet = snippet;
+  }
+  if (inline.length || expanded.length) {
+    out.sitelinks = { ...(inline.length ? { inline } : {}), ...(expanded.length ? { expanded } : {}) };
+  }
+  return out;
+}
+
+/** An expanded sitelink sits in a heading, with its line of text beside it; an inline one does not. */
+function addSitelink(a: Element, sel: ResultSelectors, inline: Link[], expanded: (Link & { snippet?: string })[]): void {
+  const link = toLink(a);
+  if (!link) return;
+  const heading = a.parent;
+  if (heading && isTag(heading) && heading.name === "h3") {
+    const cell = heading.parent;
+    const snippet = cell && isTag(cell) && sel.expandedSnippet ? text(first(sel.expandedSnippet, cell)) : "";
+    expanded.push(snippet ? { ...link, snippet } : link);
+  } else inline.push(link);
+}
+
+function toLink(a: Element): Link | undefined {
+  const title = text(a);
+  const link = resultLink(attr(a, "href"));
+  return title && link ? { title, link } : undefined;
+}
+
+function isInside(el: Element, ancestor: Element): boolean {
+  for (let node = el.parent; node; node = node.parent) if (node === ancestor) return true;
+  return false;
+}
+
+/**
+ * What a date in front of a snippet looks like: a year, or a relative age (`2 days ago`, `il y a 3
+ * jours`, `vor 2 Tagen`, `3 дня назад`, `2日前`). The same slot also holds prices and counts
+ * (`13 380,00 ₽`, `201 Artikel`), which are not dates.
+ */
+const DATE_LIKE = /\b(?:1[89]|20)\d{2}\b|\d{4}年|\bago\b|\bil y a\b|\bvor\s+\d|\bhace\s+\d|назад|前/iu;
+
+/** `Mar 22, 2023 —` → `Mar 22, 2023`. */
+function cleanDate(raw: string): string | undefined {
+  const date = raw.replace(/[\s—–·-]+$/u, "").trim();
+  return DATE_LIKE.test(date) ? date : undefined;
+}
+
+function stripDatePrefix(snippet: string, dateText: string): string {
+  const rest = snippet.startsWith(dateText) ? snippet.slice(dateText.length) : snippet;
+  return rest.replace(/^[\s—–·-]+/u, "").trim();
+}

@@ -1,0 +1,161 @@
+#!/usr/bin/env node
+/**
+ * The two commands of the README, on a machine with only Node and npm:
+ *   npm start  → installs dependencies if needed, starts a private redis-server when REDIS_URL is
+ *                unset, then the API and workers for all three queues.
+ *   npm test   → installs dependencies if needed, type-checks, starts a private redis-server
+ *                (unless TEST_REDIS_URL is given) and runs every test.
+ * Uses only Node's standard library, since it runs before dependencies exist.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const PNPM = ["--yes", "pnpm@10.34.8"];
+const say = (msg) => console.log(`[run] ${msg}`);
+
+function sh(cmd, args, opts = {}) {
+  const r = spawnSync(cmd, args, { stdio: "inherit", cwd: root, ...opts });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")} failed (${r.status ?? r.signal})`);
+}
+
+function ensureDependencies() {
+  const marker = join(root, "node_modules/.modules.yaml");
+  const lock = join(root, "pnpm-lock.yaml");
+  if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
+  say("installing dependencies (pnpm via npx)…");
+  sh("npx", [...PNPM, "install", "--frozen-lockfile"], { env: { ...process.env, COREPACK_INTEGRITY_KEYS: "0" } });
+}
+
+function which(bin) {
+  return spawnSync("sh", ["-c", `command -v ${bin}`], { encoding: "utf8" }).stdout.trim();
+}
+
+/** Debian's redis-server, installed with apt-get when missing and allowed (root). */
+export function redisServerBinary() {
+  let bin = which("redis-server");
+  if (bin) return bin;
+  if (process.getuid?.() === 0 && which("apt-get")) {
+    say("redis-server not found: installing Debian's redis-server…");
+    sh("apt-get", ["update", "-qq"]);
+    sh("apt-get", ["install", "-y", "-qq", "redis-server"], { env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
+    bin = which("redis-server");
+  }
+  if (!bin) throw new Error("redis-server is needed: install it (apt-get install redis-server) or set REDIS_URL");
+  return bin;
+}
+
+function freePort() {
+  return new Promise((ok, fail) => {
+    const s = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => ok(port));
+    });
+    s.on("error", fail);
+  });
+}
+
+function ping(port) {
+  return new Promise((ok) => {
+    const sock = net.connect(port, "127.0.0.1");
+    sock.setTimeout(500);
+    sock.on("connect", () => sock.write("PING\r\n"));
+    sock.on("data", (d) => {
+      ok(d.toString().startsWith("+PONG"));
+      sock.destroy();
+    });
+    sock.on("error", () => ok(false));
+    sock.on("timeout", () => {
+      sock.destroy();
+      ok(false);
+    });
+  });
+}
+
+/** A private redis-server (append-only on, no eviction) on a free loopback port. */
+async function startRedis(dir) {
+  const port = await freePort();
+  mkdirSync(dir, { recursive: true });
+  const child = spawn(
+    redisServerBinary(),
+    ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "yes",
+      "--maxmemory-policy", "noeviction", "--protected-mode", "yes", "--logfile", join(dir, "redis.log")],
+    { stdio: "ignore" },
+  );
+  for (let i = 0; i < 100; i++) {
+    if (await ping(port)) return { url: `redis://127.0.0.1:${port}`, port, child };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill("SIGKILL");
+  throw new Error(`redis-server did not answer on port ${port} (log: ${join(dir, "redis.log")})`);
+}
+
+function run(name, args, env) {
+  const child = spawn(process.execPath, args, { stdio: "inherit", cwd: root, env });
+  child.on("exit", (code, signal) => say(`${name} exited (${code ?? signal})`));
+  return child;
+}
+
+async function start() {
+  ensureDependencies();
+  const env = { ...process.env };
+  const children = [];
+  if (!env.REDIS_URL) {
+    const redis = await startRedis(join(root, ".redis-data"));
+    env.REDIS_URL = redis.url;
+    children.push(redis.child);
+    say(`REDIS_URL is not set: started a private redis-server at ${redis.url} (data in .redis-data/)`);
+  }
+  const tsx = ["--import", "tsx"];
+  const api = run("api", [...tsx, "apps/api/src/index.ts"], env);
+  const worker = run("worker", [...tsx, "apps/worker/src/index.ts"], { ...env, WORKER_QUEUES: env.WORKER_QUEUES ?? "live,fast,regular" });
+  children.unshift(api, worker);
+  let stopping = false;
+  const stop = async (code = 0) => {
+    if (stopping) return;
+    stopping = true;
+    for (const c of [api, worker]) c.kill("SIGTERM");
+    await Promise.all([api, worker].map((c) => (c.exitCode !== null ? null : new Promise((r) => c.once("exit", r)))));
+    for (const c of children.slice(2)) c.kill("SIGTERM");
+    process.exit(code);
+  };
+  process.on("SIGINT", () => void stop());
+  process.on("SIGTERM", () => void stop());
+  for (const c of [api, worker]) c.on("exit", (code) => void stop(code ?? 1));
+}
+
+async function test(args) {
+  ensureDependencies();
+  say("type-checking…");
+  sh(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.json"]);
+  const env = { ...process.env };
+  let redis;
+  let dir;
+  if (env.TEST_REDIS_URL) env.REDIS_URL = env.TEST_REDIS_URL;
+  else {
+    dir = mkdtempSync(join(tmpdir(), "serp-test-redis-"));
+    redis = await startRedis(dir);
+    env.REDIS_URL = redis.url;
+    say(`tests use a private redis-server at ${redis.url}`);
+  }
+  const r = spawnSync(
+    process.execPath,
+    ["--experimental-vm-modules", "--no-warnings=ExperimentalWarning", "node_modules/jest/bin/jest.js", ...args],
+    { stdio: "inherit", cwd: root, env },
+  );
+  redis?.child.kill("SIGTERM");
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  process.exit(r.status ?? 1);
+}
+
+const [command, ...rest] = process.argv.slice(2);
+if (command === "start") await start();
+else if (command === "test") await test(rest);
+else {
+  console.error("usage: node scripts/run.mjs start|test [jest args]");
+  process.exit(2);
+}

@@ -1,0 +1,166 @@
+/**
+ * The job lifecycle on each queue through the real API, Redis, BullMQ workers and the replay
+ * upstream: completion, polling, failures at 0 credits, the live deadline, expiry, 401/402/404.
+ */
+import request from "supertest";
+import { fixturesAvailable, pollUntilFinal, startStack, type Stack } from "../support/stack.js";
+
+const d = fixturesAvailable ? describe : describe.skip;
+if (!fixturesAvailable) console.warn("lifecycle: captured pages not found; set SERP_FIXTURES_DIR. Skipping.");
+
+d("job lifecycle", () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack({ env: { LIVE_DEADLINE_MS: "8000" } });
+  });
+  afterAll(() => stack.close());
+  afterEach(() => stack.replay.clearFaults());
+
+  const api = () => request(stack.api.app);
+  const search = { endpoint: "web-search", params: { query: "coffee" } };
+
+  test("live: answers 200 with the completed job and its result, billed 1 credit", async () => {
+    const { auth, accountId } = await stack.account(10);
+    const res = await api().post("/v1/jobs").set("Authorization", auth).send({ ...search, queue: "live" });
+    expect(res.status).toBe(200);
+    expect(res.body.job).toMatchObject({ status: "completed", queue: "live", credits: 1, error: null, attempts: 1 });
+    expect(res.body.job.id).toMatch(/^job_[0-9A-Z]{26}$/);
+    expect(res.body.job.latencyMs).toEqual(expect.any(Number));
+    expect(Date.parse(res.body.job.completedAt)).toBeGreaterThanOrEqual(Date.parse(res.body.job.createdAt));
+    expect(res.body.result.search_parameters).toEqual({ engine: "web_search", query: "coffee", country: "us", language: "en", page: 1, device: "desktop" });
+    expect(res.body.result.organic_results.length).toBeGreaterThan(0);
+    const acct = await stack.api.accounts.get(accountId);
+    expect(acct).toMatchObject({ balance: 9, reserved: 0 });
+    expect(await stack.api.accounts.ledger(accountId)).toContainEqual(
+      expect.objectContaining({ type: "charge", jobId: res.body.job.id, credits: 1, endpoint: "web-search" }),
+    );
+  });
+
+  test.each(["fast", "regular"])("%s: answers 202, then polling returns the completed job with its result", async (queue) => {
+    const { auth, accountId } = await stack.account(10);
+    const res = await api().post("/v1/jobs").set("Authorization", auth).send({ ...search, queue });
+    expect(res.status).toBe(202);
+    expect(res.body.message).toEqual(expect.any(String));
+    expect(res.body.job).toMatchObject({ status: "pending", queue, credits: 0 });
+    const final = await pollUntilFinal(() => api().get(`/v1/jobs/${res.body.job.id}`).set("Authorization", auth));
+    expect(final.body.job).toMatchObject({ status: "completed", credits: 1 });
+    expect((final.body.result as { organic_results: unknown[] }).organic_results.length).toBeGreaterThan(0);
+    expect(await stack.api.accounts.get(accountId)).toMatchObject({ balance: 9, reserved: 0 });
+  });
+
+  test("a job whose upstream keeps failing ends failed at 0 credits with a clear error, refunded in the ledger", async () => {
+    const { auth, accountId } = await stack.account(5);
+    stack.replay.setFaults({ mode: "server-error" });
+    const res = await api().post("/v1/jobs").set("Authorization", auth).send({ ...search, queue: "live" });
+    expect(res.status).toBe(200);
+    expect(res.body.job).toMatchObject({ status: "failed", credits: 0, error: expect.stringMatching(/upstream/) });
+    expect(res.body.job.attempts).toBe(2);
+    expect(res.body.result).toBeNull();
+    expect(await stack.api.accounts.get(accountId)).toMatchObject({ balance: 5, reserved: 0 });
+    const ledger = await stack.api.accounts.ledger(accountId);
+    expect(ledger.filter((e) => e.jobId === res.body.job.id)).toEqual([expect.objectContaining({ type: "refund", credits: 0 })]);
+  });
+
+  test("a blocked upstream fails the job as blocked, never completed with an empty result", async () => {
+    const { auth } = await stack.account(5);
+    stack.replay.setFaults({ mode: "captcha" });
+    const res = await api().post("/v1/jobs").set("Authorization", auth).send({ ...search, queue: "live" });
+    expect(res.body.job).toMatchObject({ status: "failed", credits: 0, error: "upstream blocked the request" });
+  });
+
+  test("GET answers 404 for an unknown id, a malformed id and another account's job", async () => {
+    const a = await stack.account(5);
+    const b = await stack.account(5);
+    const res = await api().post("/v1/jobs").set("Authorization", a.auth).send(search);
+    for (const [auth, id] of [
+      [a.auth, "job_01JZZZZZZZZZZZZZZZZZZZZZZZ"],
+      [a.auth, "not-a-job"],
+      [b.auth, res.body.job.id],
+    ]) {
+      const r = await api().get(`/v1/jobs/${id}`).set("Authorization", auth!);
+      expect(r.status).toBe(404);
+      expect(r.body.error.code).toBe("not_found");
+    }
+    expect((await api().get(`/v1/jobs/${res.body.job.id}`).set("Authorization", a.auth)).status).toBe(200);
+  });
+
+  test.each([
+    ["no Authorization header", undefined],
+    ["a malformed header", "Token sk_live_abc"],
+    ["an empty bearer", "Bearer "],
+    ["an unknown key", "Bearer sk_live_00000000000000000000000000000000"],
+    ["a key without the sk_ prefix", "Bearer pk_live_00000000000000000000000000000000"],
+  ])("answers 401 for %s", async (_why, header) => {
+    let r = api().post("/v1/jobs");
+    if (header !== undefined) r = r.set("Authorization", header);
+    const res = await r.send(search);
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe("unauthorized");
+    const get = api().get("/v1/jobs/job_01JZZZZZZZZZZZZZZZZZZZZZZZ");
+    expect((await (header ? get.set("Authorization", header) : get)).status).toBe(401);
+  });
+
+  test("answers 401 for a revoked key", async () => {
+    const { accountId, key, auth } = await stack.account(5);
+    expect(await stack.api.accounts.revokeKey(accountId, key.slice(0, 12))).toBe(true);
+    expect((await api().post("/v1/jobs").set("Authorization", auth).send(search)).status).toBe(401);
+  });
+
+  test("answers 402 below 1 available credit, counting credits held by pending jobs", async () => {
+    const empty = await stack.account(0);
+    const r0 = await api().post("/v1/jobs").set("Authorization", empty.auth).send(search);
+    expect(r0.status).toBe(402);
+    expect(r0.body.error.code).toBe("insufficient_credits");
+
+    const one = await stack.account(1);
+    await stack.worker!.workers.find((w) => w.name === "regular")!.pause();
+    try {
+      expect((await api().post("/v1/jobs").set("Authorization", one.auth).send({ ...search, queue: "regular" })).status).toBe(202);
+      expect((await api().post("/v1/jobs").set("Authorization", one.auth).send({ ...search, queue: "regular" })).status).toBe(402);
+    } finally {
+      stack.worker!.workers.find((w) => w.name === "regular")!.resume();
+    }
+  });
+});
+
+d("live deadline", () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack({ env: { LIVE_DEADLINE_MS: "600" }, workerQueues: ["live"] });
+  });
+  afterAll(() => stack.close());
+
+  test("past the deadline the job fails with 'timed out' at 0 credits, and the late result is discarded", async () => {
+    const { auth, accountId } = await stack.account(3);
+    stack.replay.setFaults({ latencyMs: 1_500 });
+    const res = await request(stack.api.app)
+      .post("/v1/jobs")
+      .set("Authorization", auth)
+      .send({ endpoint: "web-search", params: { query: "coffee" }, queue: "live" });
+    expect(res.status).toBe(200);
+    expect(res.body.job).toMatchObject({ status: "failed", error: "timed out", credits: 0 });
+    // Let the worker finish its late attempt, then check nothing changed and nothing was billed.
+    await new Promise((r) => setTimeout(r, 2_500));
+    const later = await request(stack.api.app).get(`/v1/jobs/${res.body.job.id}`).set("Authorization", auth);
+    expect(later.body.job).toMatchObject({ status: "failed", error: "timed out", credits: 0 });
+    expect(later.body.result).toBeNull();
+    expect(await stack.api.accounts.get(accountId)).toMatchObject({ balance: 3, reserved: 0 });
+    expect((await stack.api.accounts.ledger(accountId)).filter((e) => e.jobId === res.body.job.id)).toHaveLength(1);
+  });
+});
+
+d("retention", () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack({ env: { JOB_RETENTION_SECONDS: "1" }, workerQueues: [] });
+  });
+  afterAll(() => stack.close());
+
+  test("a job expires after the retention time and then answers 404", async () => {
+    const { auth } = await stack.account(3);
+    const res = await request(stack.api.app).post("/v1/jobs").set("Authorization", auth).send({ endpoint: "web-news", params: { query: "x" } });
+    expect((await request(stack.api.app).get(`/v1/jobs/${res.body.job.id}`).set("Authorization", auth)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 2_200));
+    expect((await request(stack.api.app).get(`/v1/jobs/${res.body.job.id}`).set("Authorization", auth)).status).toBe(404);
+  });
+});

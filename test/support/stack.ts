@@ -1,0 +1,105 @@
+/**
+ * A whole service on loopback for tests: the API runtime, real BullMQ workers and the replay
+ * upstream, on the real Redis the test command started (REDIS_URL), under a key prefix of its own.
+ */
+import { randomBytes } from "node:crypto";
+import { pino } from "pino";
+import { Redis } from "ioredis";
+import { loadEnv } from "@serp/api/env";
+import { createApiRuntime, type ApiRuntime } from "@serp/api/runtime";
+import { startReplayServer, type ReplayOptions, type ReplayServer } from "@serp/replay";
+import type { QueueName } from "@serp/shared";
+import { createUpstream } from "@serp/upstream";
+import { createWorkerRuntime, type WorkerRuntime } from "@serp/worker/runtime";
+import { FIXTURES_DIR, GEOTARGETS_DIR, fixturesAvailable, geotargetsAvailable } from "../../packages/upstream/test/fixtures-dir.js";
+
+export { FIXTURES_DIR, fixturesAvailable, geotargetsAvailable };
+export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+export const silent = pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" });
+
+export interface StackOptions {
+  env?: Record<string, string>;
+  /** Queues the workers serve; [] starts no worker. */
+  workerQueues?: QueueName[];
+  concurrency?: number;
+  replay?: Partial<ReplayOptions>;
+  upstreamTimeoutMs?: number;
+  withGeotargets?: boolean;
+}
+
+export interface Stack {
+  api: ApiRuntime;
+  worker?: WorkerRuntime;
+  replay: ReplayServer;
+  prefix: string;
+  redis: Redis;
+  /** A new account holding `credits`, and a key for it. */
+  account(credits?: number): Promise<{ accountId: string; key: string; auth: string }>;
+  close(): Promise<void>;
+}
+
+export async function startStack(o: StackOptions = {}): Promise<Stack> {
+  const prefix = `t${randomBytes(5).toString("hex")}`;
+  const replay = await startReplayServer({ dir: FIXTURES_DIR, ...o.replay });
+  const geotargetsDir = o.withGeotargets && geotargetsAvailable ? GEOTARGETS_DIR : undefined;
+  const upstream = createUpstream({ baseUrl: replay.url, timeoutMs: o.upstreamTimeoutMs ?? 5_000, geotargetsDir });
+  const env = loadEnv({ REDIS_URL, SERP_PREFIX: prefix, LOG_LEVEL: "silent", ...o.env });
+  const api = await createApiRuntime(env, silent, upstream.locations);
+  const queues = o.workerQueues ?? ["live", "fast", "regular"];
+  const worker = queues.length
+    ? await createWorkerRuntime({
+        redisUrl: REDIS_URL,
+        prefix,
+        queues,
+        concurrency: o.concurrency ?? 8,
+        retentionSeconds: env.JOB_RETENTION_SECONDS,
+        scraper: upstream,
+        logger: silent,
+        lockDurationMs: 5_000,
+      })
+    : undefined;
+  const redis = new Redis(REDIS_URL);
+  return {
+    api,
+    worker,
+    replay,
+    prefix,
+    redis,
+    async account(credits = 100) {
+      const acct = await api.accounts.create("test");
+      const { key } = await api.accounts.createKey(acct.id);
+      if (credits > 0) await api.accounts.grant(acct.id, credits, "test");
+      return { accountId: acct.id, key, auth: `Bearer ${key}` };
+    },
+    async close() {
+      await worker?.closers.closeAll(10_000);
+      await api.closers.closeAll(10_000);
+      await upstream.close();
+      await replay.close();
+      // Leave the shared Redis as it was found.
+      for (const pattern of [`${prefix}:*`, `{${prefix}}:*`]) {
+        let cursor = "0";
+        do {
+          const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 1000);
+          cursor = next;
+          if (keys.length) await redis.del(...keys);
+        } while (cursor !== "0");
+      }
+      redis.disconnect();
+    },
+  };
+}
+
+/** Polls GET /v1/jobs/{id} until the job is final. */
+export async function pollUntilFinal(
+  get: () => Promise<{ status: number; body: { job: { status: string } } }>,
+  timeoutMs = 20_000,
+): Promise<{ status: number; body: { job: { status: string; [k: string]: unknown }; result: unknown } }> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const res = (await get()) as { status: number; body: { job: { status: string }; result: unknown } };
+    if (res.status === 200 && ["completed", "failed"].includes(res.body.job.status)) return res;
+    if (Date.now() > until) throw new Error(`job not final after ${timeoutMs} ms: ${JSON.stringify(res.body)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
