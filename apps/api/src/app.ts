@@ -1,28 +1,24 @@
 import { randomUUID } from "node:crypto";
 import express, { type Express } from "express";
-import type { Logger } from "pino";
 import { pinoHttp } from "pino-http";
-import type { AccountStore } from "@serp/store";
+import { accountRoutes } from "./account/routes.js";
 import { authenticate } from "./auth.js";
+import { compatRoutes } from "./compat/routes.js";
+import type { AppContext } from "./context.js";
 import { errorHandler, notFound } from "./errors.js";
 import { jobRoutes } from "./jobs/routes.js";
-import type { JobService } from "./jobs/service.js";
-
-export interface AppDeps {
-  accounts: AccountStore;
-  jobService: JobService;
-  logger: Logger;
-  bodyLimit: string;
-}
+import { mcpRoutes } from "./mcp/routes.js";
+import { opsRoutes } from "./ops/routes.js";
+import { webhookRoutes } from "./webhooks/routes.js";
 
 /** Builds the Express app; never listens (index.ts does), so tests drive it directly. */
-export function createApp(deps: AppDeps): Express {
+export function createApp(ctx: AppContext): Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", false);
   app.use(
     pinoHttp({
-      logger: deps.logger,
+      logger: ctx.logger,
       genReqId: (req, res) => {
         const incoming = req.headers["x-request-id"];
         const id = typeof incoming === "string" && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
@@ -32,9 +28,25 @@ export function createApp(deps: AppDeps): Express {
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? "error" : res.statusCode >= 400 ? "info" : "debug"),
     }),
   );
+  app.use((req, res, next) => {
+    const end = ctx.metrics.httpDuration.startTimer();
+    res.on("finish", () => {
+      const route = req.route?.path ? String(req.baseUrl + req.route.path) : "unmatched";
+      end({ route, method: req.method });
+      ctx.metrics.httpRequests.inc({ route, method: req.method, status: String(res.statusCode) });
+    });
+    next();
+  });
 
-  app.use("/v1", authenticate(deps.accounts));
-  app.use(jobRoutes(deps.jobService, deps.bodyLimit));
+  // Unauthenticated or self-authenticating surfaces first.
+  app.use(opsRoutes(ctx));
+  app.use(compatRoutes(ctx));
+  app.use("/mcp", mcpRoutes(ctx));
+
+  app.use("/v1", authenticate(ctx.accounts));
+  app.use(accountRoutes(ctx));
+  app.use(webhookRoutes(ctx));
+  app.use(jobRoutes(ctx));
 
   app.use(notFound);
   app.use(errorHandler);

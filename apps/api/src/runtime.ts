@@ -1,14 +1,17 @@
 import { Queue } from "bullmq";
 import type { Logger } from "pino";
+import { createMetrics } from "@serp/metrics";
 import { Closers, QUEUES, countryOfLocationName, type QueueName } from "@serp/shared";
 import { AccountStore, JobStore, createRedis, keySpace, waitReady } from "@serp/store";
 import { createApp } from "./app.js";
+import type { AppContext } from "./context.js";
 import type { ApiEnv } from "./env.js";
 import { FinalWaiter } from "./jobs/final-waiter.js";
 import { JobService, type LocationCheck } from "./jobs/service.js";
+import { createLimits } from "./limits/index.js";
 
 /** Every long-lived part of the API, wired from the environment. Used by index.ts and tests. */
-export async function createApiRuntime(env: ApiEnv, logger: Logger, locations?: LocationCheck) {
+export async function createApiRuntime(env: ApiEnv, logger: Logger, locationCheck?: LocationCheck) {
   const closers = new Closers();
   const keys = keySpace(env.SERP_PREFIX);
   const redis = createRedis(env.REDIS_URL, "command", "api");
@@ -33,15 +36,14 @@ export async function createApiRuntime(env: ApiEnv, logger: Logger, locations?: 
   await waiter.start();
   const jobs = new JobStore(redis, keys, env.JOB_RETENTION_SECONDS);
   const accounts = new AccountStore(redis, keys);
+  const locations = locationCheck ?? { countryOf: countryOfLocationName, isKnown: () => undefined };
+  const limits = createLimits({ redis, keys, accounts, env });
   const jobService = new JobService({
-    jobs,
-    queues,
-    waiter,
-    locations: locations ?? { countryOf: countryOfLocationName, isKnown: () => undefined },
-    liveDeadlineMs: env.LIVE_DEADLINE_MS,
-    logger,
+    jobs, queues, waiter, locations, liveDeadlineMs: env.LIVE_DEADLINE_MS, logger, maxInFlight: limits.maxInFlight,
   });
-  const app = createApp({ accounts, jobService, logger, bodyLimit: env.BODY_LIMIT });
-  return { app, redis, keys, jobs, accounts, queues, waiter, jobService, closers };
+  const metrics = createMetrics("api");
+  const ctx: AppContext = { env, logger, metrics, redis, keys, jobs, accounts, queues, jobService, locations, rateLimit: limits.rateLimit };
+  const app = createApp(ctx);
+  return { app, ctx, redis, keys, jobs, accounts, queues, waiter, jobService, closers };
 }
 export type ApiRuntime = Awaited<ReturnType<typeof createApiRuntime>>;

@@ -20,6 +20,7 @@ const rt = await createWorkerRuntime({
   scraper: upstream,
   logger,
 });
+rt.closers.add("upstream", () => upstream.close());
 logger.info({ queues: env.WORKER_QUEUES, concurrency: env.WORKER_CONCURRENCY, upstream: env.UPSTREAM_BASE_URL ?? "real hosts" }, "workers ready");
 
 let stopping = false;

@@ -9,11 +9,16 @@ import {
   type Endpoint,
   type JobParams,
 } from "@serp/shared";
+import type { Metrics } from "@serp/metrics";
 import { QUEUE_CATALOG, type JobStore } from "@serp/store";
 
 /** The upstream as the worker sees it: one call per attempt, throwing a classified failure. */
 export interface Scraper {
-  scrape<E extends Endpoint>(endpoint: E, params: JobParams, signal?: AbortSignal): Promise<{ blocks: BlocksByEndpoint[E]; upstreamUrl: string }>;
+  scrape<E extends Endpoint>(
+    endpoint: E,
+    params: JobParams,
+    signal?: AbortSignal,
+  ): Promise<{ blocks: BlocksByEndpoint[E]; upstreamUrl: string; tries?: readonly { outcome: string }[] }>;
 }
 
 /** A failure the upstream explained: its customer text, and whether a later attempt may succeed. */
@@ -21,6 +26,7 @@ export interface ClassifiedFailure {
   message: string;
   kind: string;
   retryable: boolean;
+  tries?: readonly { outcome: string }[];
 }
 export function isClassifiedFailure(err: unknown): err is ClassifiedFailure {
   return err instanceof Error && typeof (err as Partial<ClassifiedFailure>).retryable === "boolean" && typeof (err as Partial<ClassifiedFailure>).kind === "string";
@@ -35,42 +41,61 @@ export interface ProcessorDeps {
   jobs: JobStore;
   scraper: Scraper;
   logger: Logger;
+  metrics?: Metrics;
+  /**
+   * Called whenever a job is seen final by this worker (just settled, or already final when a
+   * redelivered job arrives), so follow-up work such as webhook delivery is enqueued even after
+   * a crash between settling and enqueueing. Must be idempotent.
+   */
+  onFinal?: (jobId: string) => Promise<void>;
 }
 
 /**
  * Runs one scrape job: pending → processing → completed | failed, settling credits exactly once
  * through the job store. Transient upstream faults go back to pending while attempts remain.
  */
-export function createProcessor({ jobs, scraper, logger }: ProcessorDeps) {
+export function createProcessor({ jobs, scraper, logger, metrics, onFinal }: ProcessorDeps) {
   return async (bullJob: BullJob, _token?: string, signal?: AbortSignal): Promise<void> => {
     const { jobId } = QUEUE_CATALOG.fast.payload.parse(bullJob.data);
     const log = logger.child({ jobId, queue: bullJob.queueName, attempt: bullJob.attemptsMade + 1 });
     const record = await jobs.get(jobId);
     if (!record || FINAL_STATUSES.includes(record.job.status)) {
       log.info({ status: record?.job.status ?? "gone" }, "job already final or expired; skipped");
+      if (record) await onFinal?.(jobId);
       return;
     }
     if (!(await jobs.start(jobId, bullJob.attemptsMade + 1))) return;
     const { endpoint, params } = record.job;
     const started = performance.now();
-    const settle = (status: "completed" | "failed", error: string | null, result: ReturnType<typeof buildResult> | null) =>
-      jobs.finalize(jobId, record.accountId, {
-        status,
-        credits: creditsFor(endpoint, status, result ?? undefined),
-        latencyMs: Math.round(performance.now() - started),
-        error,
-        result,
-        completedAt: new Date().toISOString(),
+    const countTries = (tries: readonly { outcome: string }[] | undefined) => {
+      for (const t of tries ?? []) metrics?.upstreamResponses.inc({ endpoint, outcome: t.outcome });
+    };
+    const settle = async (status: "completed" | "failed", error: string | null, result: ReturnType<typeof buildResult> | null, upstreamUrl?: string) => {
+      const latencyMs = Math.round(performance.now() - started);
+      const credits = creditsFor(endpoint, status, result ?? undefined);
+      const changed = await jobs.finalize(jobId, record.accountId, {
+        status, credits, latencyMs, error, result, upstreamUrl, completedAt: new Date().toISOString(),
       });
+      if (changed) {
+        const labels = { endpoint, queue: record.job.queue, status };
+        metrics?.jobsTotal.inc(labels);
+        metrics?.jobLatency.observe(labels, latencyMs / 1000);
+        if (status === "completed") metrics?.creditsCharged.inc({ endpoint }, credits);
+      }
+      await onFinal?.(jobId);
+      return changed;
+    };
 
     try {
       const outcome = await scraper.scrape(endpoint, params, signal);
+      countTries(outcome.tries);
       const result = buildResult(endpoint, params, outcome.blocks);
-      const changed = await settle("completed", null, result);
+      const changed = await settle("completed", null, result, outcome.upstreamUrl);
       log.info({ endpoint, latencyMs: Math.round(performance.now() - started), settled: changed }, "job completed");
     } catch (err) {
       const attemptsLeft = (bullJob.opts.attempts ?? 1) - (bullJob.attemptsMade + 1);
       if (isClassifiedFailure(err)) {
+        countTries(err.tries);
         if (err.retryable && attemptsLeft > 0 && (await jobs.requeue(jobId))) {
           log.warn({ kind: err.kind, attemptsLeft }, "transient upstream fault; retrying later");
           throw new RetryLater(err.message);

@@ -1,5 +1,6 @@
 import { QueueEvents, Worker } from "bullmq";
 import type { Logger } from "pino";
+import type { Metrics } from "@serp/metrics";
 import { Closers, JOB_ERRORS, type QueueName } from "@serp/shared";
 import { JobStore, createRedis, keySpace, waitReady } from "@serp/store";
 import { RetryLater, createProcessor, type Scraper } from "./processor.js";
@@ -14,6 +15,9 @@ export interface WorkerRuntimeOptions {
   logger: Logger;
   /** How long a job's lock lasts without renewal: a killed worker's job is retaken after this. */
   lockDurationMs?: number;
+  metrics?: Metrics;
+  /** Follow-up when a job is final (webhook delivery); see ProcessorDeps.onFinal. */
+  onFinal?: (jobId: string) => Promise<void>;
 }
 
 /** BullMQ workers for the named queues, plus a watcher that settles jobs BullMQ gave up on. */
@@ -25,7 +29,7 @@ export async function createWorkerRuntime(o: WorkerRuntimeOptions) {
   closers.add("redis", () => store.quit().catch(() => store.disconnect()));
   await waitReady(store, 30_000);
   const jobs = new JobStore(store, keys, o.retentionSeconds);
-  const processor = createProcessor({ jobs, scraper: o.scraper, logger: o.logger });
+  const processor = createProcessor({ jobs, scraper: o.scraper, logger: o.logger, metrics: o.metrics, onFinal: o.onFinal });
   const lockDuration = o.lockDurationMs ?? 15_000;
 
   const workers = o.queues.map((name) => {
@@ -56,11 +60,12 @@ export async function createWorkerRuntime(o: WorkerRuntimeOptions) {
         })
         .catch(() => false);
       if (changed) o.logger.warn({ jobId, failedReason, attempts }, "job failed by the queue; settled as failed");
+      await o.onFinal?.(jobId).catch(() => undefined);
     });
     closers.add(`events ${name}`, () => events.close());
     return worker;
   });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
-  return { workers, jobs, closers };
+  return { workers, jobs, closers, store, keys };
 }
 export type WorkerRuntime = Awaited<ReturnType<typeof createWorkerRuntime>>;

@@ -7,6 +7,7 @@ export interface JobRecord {
   job: Job;
   accountId: string;
   result: JobResult | null;
+  upstreamUrl: string | null;
 }
 
 export interface NewJob {
@@ -26,19 +27,26 @@ export interface Final {
   error: string | null;
   result: JobResult | null;
   completedAt: string;
+  /** The upstream URL whose page made the result (kept for the compatibility endpoint). */
+  upstreamUrl?: string;
 }
 
 /**
  * Reserve one credit and create the job record in one step, so concurrent submissions can never
- * overdraw: available = balance - reserved. Returns 1 created, 0 insufficient credits, -1 no account.
+ * overdraw: available = balance - reserved. Every job not yet final holds exactly one reserved
+ * credit, so `reserved` is also the account's jobs in flight, checked against its concurrency
+ * limit (ARGV[3]; 0 = none) in the same step. Returns 1 created, 0 insufficient credits,
+ * -1 no account, -2 over the concurrency limit.
  */
 const SUBMIT = `
 local bal = redis.call('HGET', KEYS[1], 'balance')
 if not bal then return -1 end
 local reserved = tonumber(redis.call('HGET', KEYS[1], 'reserved') or '0')
+local limit = tonumber(ARGV[3])
+if limit > 0 and reserved >= limit then return -2 end
 if tonumber(bal) - reserved < tonumber(ARGV[1]) then return 0 end
 redis.call('HINCRBY', KEYS[1], 'reserved', ARGV[1])
-for i = 3, #ARGV, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
+for i = 4, #ARGV, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
 redis.call('EXPIRE', KEYS[2], ARGV[2])
 return 1`;
 
@@ -62,7 +70,7 @@ if charge > cap then charge = cap end
 redis.call('HINCRBY', KEYS[2], 'reserved', -1)
 if charge > 0 then redis.call('HINCRBY', KEYS[2], 'balance', -charge) end
 redis.call('HSET', KEYS[1], 'status', ARGV[1], 'credits', charge, 'completedAt', ARGV[3],
-  'latencyMs', ARGV[4], 'error', ARGV[5], 'result', ARGV[6])
+  'latencyMs', ARGV[4], 'error', ARGV[5], 'result', ARGV[6], 'upstreamUrl', ARGV[10])
 redis.call('EXPIRE', KEYS[1], ARGV[7])
 local endpoint = redis.call('HGET', KEYS[1], 'endpoint')
 local entry = { type = (ARGV[1] == 'completed') and 'charge' or 'refund', jobId = ARGV[8],
@@ -98,7 +106,11 @@ export class JobStore {
   ) {}
 
   /** Reserves `reserve` credits and stores the new pending job. */
-  async create(job: NewJob, reserve: number): Promise<"created" | "insufficient_credits" | "no_account"> {
+  async create(
+    job: NewJob,
+    reserve: number,
+    maxInFlight = 0,
+  ): Promise<"created" | "insufficient_credits" | "no_account" | "concurrency_limited"> {
     const fields: Record<string, string> = {
       id: job.id,
       accountId: job.accountId,
@@ -114,9 +126,9 @@ export class JobStore {
       completedAt: "",
       postbackUrl: job.postbackUrl ?? "",
     };
-    const argv = [String(reserve), String(this.retentionSeconds), ...Object.entries(fields).flat()];
+    const argv = [String(reserve), String(this.retentionSeconds), String(maxInFlight), ...Object.entries(fields).flat()];
     const r = (await this.redis.eval(SUBMIT, 2, this.keys.account(job.accountId), this.keys.job(job.id), ...argv)) as number;
-    return r === 1 ? "created" : r === 0 ? "insufficient_credits" : "no_account";
+    return ({ 1: "created", 0: "insufficient_credits", [-1]: "no_account", [-2]: "concurrency_limited" } as const)[r as 1 | 0 | -1 | -2];
   }
 
   async get(id: string): Promise<JobRecord | null> {
@@ -152,6 +164,7 @@ export class JobStore {
       String(this.retentionSeconds),
       id,
       this.keys.finalChannel(),
+      f.upstreamUrl ?? "",
     )) as number;
     return r === 1;
   }
@@ -172,5 +185,10 @@ function fromHash(h: Record<string, string>): JobRecord {
     completedAt: h.completedAt || null,
   };
   if (h.postbackUrl) job.postbackUrl = h.postbackUrl;
-  return { job, accountId: h.accountId!, result: h.result ? (JSON.parse(h.result) as JobResult) : null };
+  return {
+    job,
+    accountId: h.accountId!,
+    result: h.result ? (JSON.parse(h.result) as JobResult) : null,
+    upstreamUrl: h.upstreamUrl || null,
+  };
 }

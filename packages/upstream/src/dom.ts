@@ -200,13 +200,21 @@ export function elementsById(root: AnyNode, ids: readonly string[]): Map<string,
     const node = stack.pop()!;
     if (!("children" in node)) continue;
     if (isTag(node)) {
+      if (NO_LANDMARKS.has(node.name)) continue;
       const id = node.attribs.id;
       if (id !== undefined && wanted.has(id) && !found.has(id)) found.set(id, node);
     }
-    for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!);
+    // Only elements can carry ids: text and comments (most of a page's nodes) are not stacked.
+    for (let i = node.children.length - 1; i >= 0; i--) {
+      const child = node.children[i]!;
+      if (isTag(child)) stack.push(child);
+    }
   }
   return found;
 }
+
+/** Subtrees `elementsById` does not walk: they never hold a page landmark. */
+const NO_LANDMARKS = new Set(["script", "style", "noscript", "template", "svg", "head"]);
 
 /**
  * Visible text like `text`, leaving out every element (and its subtree) for which `skip` returns
@@ -237,13 +245,10 @@ export function hiddenByMarkup(el: Element): boolean {
   return style !== undefined && /display:\s*none/i.test(style);
 }
 
-/** Subtrees that never hold a result block: `firstOfEach` does not walk into them. */
-const OPAQUE = new Set(["script", "style", "noscript", "template", "svg", "head"]);
-
 /**
  * The first element matching each selector, found in one walk of the tree (document order, root
- * included) that stops once every selector has matched. It skips scripts, styles and inline SVG
- * icons, which make up much of a results page and never hold a block: a cheaper way than `first`
+ * included) that stops once every selector has matched. Like `elementsById` it skips `<head>`,
+ * scripts, styles and inline SVG icons, which never hold a block: a cheaper way than `first`
  * to locate a block's container, and one walk for several landmarks instead of one each. A test may
  * also be a function, e.g. a cheap look at `class` that calls `matches` only for likely elements.
  */
@@ -258,7 +263,7 @@ export function firstOfEach(
   while (stack.length > 0 && missing > 0) {
     const node = stack.pop()!;
     if (isTag(node)) {
-      if (OPAQUE.has(node.name)) continue;
+      if (NO_LANDMARKS.has(node.name)) continue;
       for (let i = 0; i < tests.length; i++) {
         if (found[i] === undefined && tests[i]!(node)) {
           found[i] = node;

@@ -1,23 +1,30 @@
 import { Router, json } from "express";
 import { ApiError } from "@serp/shared";
-import type { JobService } from "./service.js";
+import type { AppContext } from "../context.js";
 
-export function jobRoutes(service: JobService, bodyLimit: string): Router {
+export function jobRoutes(ctx: AppContext): Router {
   const router = Router();
-  const parseJson = json({ limit: bodyLimit, strict: false, type: () => true });
+  // Any valid JSON is parsed; the schema then says what is wrong with a non-object.
+  const parseJson = json({ limit: ctx.env.BODY_LIMIT, strict: false, type: () => true });
 
-  router.post("/v1/jobs", (req, _res, next) => {
-    if (!req.is("application/json")) {
-      throw new ApiError("unsupported_media_type", "Send the job as JSON with 'Content-Type: application/json'");
-    }
-    next();
-  }, parseJson, async (req, res) => {
-    const outcome = await service.submit(req.accountId!, req.body);
-    res.status(outcome.status).json(outcome.body);
-  });
+  router.post(
+    "/v1/jobs",
+    ctx.rateLimit,
+    (req, _res, next) => {
+      if (!req.is("application/json")) {
+        throw new ApiError("unsupported_media_type", "Send the job as JSON with 'Content-Type: application/json'");
+      }
+      next();
+    },
+    parseJson,
+    async (req, res) => {
+      const outcome = await ctx.jobService.submit(req.accountId!, req.body);
+      res.status(outcome.status).json(outcome.body);
+    },
+  );
 
   router.get("/v1/jobs/:jobId", async (req, res) => {
-    res.json(await service.get(req.accountId!, req.params.jobId));
+    res.json(await ctx.jobService.get(req.accountId!, req.params.jobId));
   });
 
   return router;

@@ -30,6 +30,8 @@ export interface JobServiceDeps {
   locations: LocationCheck;
   liveDeadlineMs: number;
   logger: Logger;
+  /** The account's limit on jobs pending or processing (0 = none). */
+  maxInFlight?: (accountId: string) => Promise<number>;
 }
 
 export type SubmitOutcome = { status: 200; body: JobResponse } | { status: 202; body: { job: JobResponse["job"]; message: string } };
@@ -55,7 +57,11 @@ export class JobService {
     const created = await this.deps.jobs.create(
       { id, accountId, endpoint: req.endpoint, queue: req.queue, params, postbackUrl: req.postbackUrl, createdAt: new Date().toISOString() },
       RESERVED_CREDITS,
+      (await this.deps.maxInFlight?.(accountId)) ?? 0,
     );
+    if (created === "concurrency_limited") {
+      throw new ApiError("concurrency_limited", "Too many jobs pending or processing for this account; retry when some finish", undefined, 1);
+    }
     if (created === "insufficient_credits") {
       throw new ApiError("insufficient_credits", "Not enough credits: a job needs 1 available credit");
     }

@@ -17,7 +17,6 @@ import {
   attr,
   closest,
   first,
-  hasClass,
   hiddenByMarkup,
   landmark,
   targetUrl,
@@ -40,7 +39,7 @@ const CONTAINER = {
 /** The overview's slot, located in the page's shared landmark walk. */
 const overviewSlot = landmark({
   attributes: { id: CONTAINER.id, [CONTAINER.attribute]: true },
-  selector: `#${CONTAINER.id}, div[${CONTAINER.attribute}]`,
+  selector: `#${CONTAINER.id}, div[${CONTAINER.attribute}]:not(.${CONTAINER.notInside} *)`,
 });
 
 const TEXT = {
@@ -75,7 +74,7 @@ type Reference = NonNullable<AiOverview["references"]>[number];
 
 export function extractAiOverview(doc: Document): AiOverview | undefined {
   const container = overviewSlot(doc);
-  if (!container || closest(container, (e) => hasClass(e, CONTAINER.notInside))) return undefined;
+  if (!container) return undefined;
   const { blocks, cards } = readOverview(container);
   if (blocks.length === 0) return undefined;
   const references = readReferences(cards);

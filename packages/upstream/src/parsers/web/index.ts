@@ -1,19 +1,20 @@
 /**
  * The web results page, parsed once. Its landmarks (results column, ad blocks, page foot, result
- * stats) are located in one walk of the document; each extractor then reads only its own subtree.
- * The upstream's progressive JSON format (`{"c":…,"d":"<html…>"}/*""*\/` chunks) is joined back
- * into the page it carries first.
+ * stats) are located in one walk of the document; organic results, ads, related searches and the
+ * result stats are then read inside them, the titles and related-search links in one walk of the
+ * results column. The upstream's progressive JSON format (`{"c":…,"d":"<html…>"}/*""*\/` chunks) is
+ * joined back into the page it carries first.
  */
 import type { WebSearchBlocks } from "@serp/shared";
 import { isTag } from "domhandler";
-import { type Document, type Element, elementsById, parseHtml } from "../../dom.js";
+import { type Document, type Element, all, elementsById, matches, parseHtml } from "../../dom.js";
 import { extractLocalPack } from "../local.js";
 import { extractAds, type AdPlacement } from "./ads.js";
 import { extractAiOverview } from "./ai-overview.js";
 import { extractKnowledgeGraph } from "./knowledge-graph.js";
-import { findOrganicResults, type Layout } from "./organic.js";
+import { findOrganicResults, type Layout, titleSelector } from "./organic.js";
 import { extractRelatedQuestions } from "./related-questions.js";
-import { extractRelatedSearches } from "./related-searches.js";
+import { RELATED_LINK, readRelatedLinks } from "./related-searches.js";
 import { extractSearchInformation } from "./search-information.js";
 import { extractTopStories } from "./top-stories.js";
 
@@ -50,7 +51,13 @@ export function extractWebSearch(doc: Document): WebSearchBlocks {
   const layout: Layout = column ? "full" : "basic";
   const root = column ?? marks.get(LANDMARK.basicMain) ?? documentElement(doc);
   if (!root) return { organic_results: [] };
-  const found = findOrganicResults(root, layout);
+  // One walk of the results column finds both the result titles and the related-search links.
+  const headings: Element[] = [];
+  const relatedLinks: Element[] = [];
+  for (const el of all(`${titleSelector(layout)}, ${RELATED_LINK}`, root)) {
+    (el.name === "a" && matches(el, RELATED_LINK) ? relatedLinks : headings).push(el);
+  }
+  const found = findOrganicResults(root, layout, headings);
   const blocks: WebSearchBlocks = { organic_results: found.map((f) => f.result) };
 
   const placement: AdPlacement =
@@ -73,7 +80,8 @@ export function extractWebSearch(doc: Document): WebSearchBlocks {
 
   // Related-search blocks sit at the foot of the results and sometimes between them (mobile).
   const foot = pick(LANDMARK.foot)[0];
-  const related_searches = extractRelatedSearches(foot && !contains(root, foot) ? [root, foot] : [root]);
+  if (foot && !contains(root, foot)) relatedLinks.push(...all(RELATED_LINK, foot));
+  const related_searches = readRelatedLinks(relatedLinks);
   if (related_searches.length) blocks.related_searches = related_searches;
   const search_information = extractSearchInformation(pick(LANDMARK.stats)[0]);
   if (search_information) blocks.search_information = search_information;

@@ -5,7 +5,7 @@
  * - 2019 desktop: `.knowledge-panel` in the right column; 2019 mobile: the card around `.kp-header`;
  * - 2020–2024 desktop and mobile: `.kp-wholepage`, which holds header and body;
  * - 2025–2026 desktop: the header (title, subtitle) spans the page top in a `.kp-wholepage-osrp`,
- *   while the body (description, facts) sits in the right column `#rhs` of the same `#rcnt`.
+ *   while the body (description, facts) sits in the page's right column `#rhs`.
  *
  * Fields: the subtitle as `type` (for places the line after the rating, for businesses the one-line
  * summary; a product's rating line is not a type), the description and the site it quotes
@@ -35,16 +35,16 @@ const PANEL = {
   titleClass: "kno-ecr-pt",
   /** Elements holding a whole panel, by layout (see above). */
   panelClasses: ["kp-wholepage", "knowledge-panel"],
-  /** The page-top header of 2025–2026 panels, and where their body lives. */
+  /** The page-top header of 2025–2026 panels, and the right column (`#rhs`) holding their body. */
   headerClass: "kp-wholepage-osrp",
-  resultsColumnId: "rcnt",
-  body: "#rhs",
+  bodyId: "rhs",
   /** 2019 mobile cards have neither: their header is the widest landmark. */
   headerFallbackClass: "kp-header",
 } as const;
 
-/** The panel title, located in the page's shared landmark walk. */
+/** The panel title and the right column, located in the page's shared landmark walk. */
 const panelTitle = landmark({ attributes: { "data-attrid": PANEL.titleAttrid }, classes: [PANEL.titleClass] });
+const rightColumn = landmark({ attributes: { id: PANEL.bodyId } });
 
 const HEADER = {
   subtitle: '[data-attrid="subtitle"], .wwUB2c, [data-attrid="kc:/local:one line summary"]',
@@ -57,8 +57,8 @@ const DESCRIPTION = {
   sourceLink: "a[href]",
   /** Mobile 2023 prints the source name apart from its link. */
   sourceName: ".QbgPIe",
-  /** The "… MORE" expander after a truncated description. */
-  expander: ".piXPB",
+  /** The "… MORE" expander after a truncated description (the hidden rest of the text is read). */
+  expanderClass: "piXPB",
 } as const;
 
 const FACTS = {
@@ -95,8 +95,7 @@ function panelScopes(titleEl: Element, doc: Document): Element[] {
   const panel = closest(titleEl, (e) => PANEL.panelClasses.some((c) => hasClass(e, c)));
   if (panel) return [panel];
   const header = closest(titleEl, (e) => hasClass(e, PANEL.headerClass));
-  const column = closest(titleEl, (e) => e.attribs.id === PANEL.resultsColumnId);
-  const body = header ? first(PANEL.body, column ?? doc) : null;
+  const body = header ? rightColumn(doc) : undefined;
   if (header) return body ? [header, body] : [header];
   const card = closest(titleEl, (e) => hasClass(e, PANEL.headerFallbackClass));
   return [(card && parentElement(card)) ?? card ?? titleEl];
@@ -135,7 +134,7 @@ function description(box: Element | null): Pick<KnowledgeGraph, "description" | 
     (e) =>
       e.name === "h3" ||
       e.name === "a" ||
-      hasClass(e, DESCRIPTION.expander.slice(1)) ||
+      hasClass(e, DESCRIPTION.expanderClass) ||
       e.attribs.role === "button" ||
       hiddenByMarkup(e),
   );

@@ -23,9 +23,9 @@ interface ResultSelectors {
   displayedLink: string;
   /** The site's name shown above the title. */
   source: string;
-  /** Inline sitelinks: a row of short links under the snippet. */
+  /** Inline sitelinks: rows of short links under the snippet (their links are read), or such links. */
   inlineSitelinks: string;
-  /** Expanded sitelinks: a table of titled links, each with a line of text. */
+  /** Expanded sitelinks: table cells, each a titled link (`h3 > a`) with a line of text. */
   expandedSitelinks: string;
   expandedSnippet: string;
 }
@@ -41,8 +41,9 @@ const FULL: ResultSelectors = {
   // cite on desktop · .yKd8Hd mobile 2022+ · .qzEoUe mobile 2018–2020
   displayedLink: "cite, .yKd8Hd, .qzEoUe",
   source: ".VuuXrf, .BTu2cd",
-  inlineSitelinks: ".HiHjCd a, .osl a, a.LgElHb",
-  expandedSitelinks: ".usJj9c h3 a, tr.mslg h3 a",
+  // .HiHjCd 2021+ · .osl 2019 · a.LgElHb mobile 2018
+  inlineSitelinks: ".HiHjCd, .osl, a.LgElHb",
+  expandedSitelinks: ".usJj9c",
   expandedSnippet: ".zz3gNc",
 };
 
@@ -54,7 +55,7 @@ const BASIC: ResultSelectors = {
   date: "span.r0bn4c, span.YVIcad",
   displayedLink: ".UPmit, span.dXDvrc",
   source: "",
-  inlineSitelinks: ".v9i61e span.BNeawe > a",
+  inlineSitelinks: ".v9i61e",
   expandedSitelinks: "",
   expandedSnippet: "",
 };
@@ -103,15 +104,17 @@ export interface FoundResult {
   anchor: Element;
 }
 
-export function extractOrganicResults(root: Element, layout: Layout): OrganicResult[] {
-  return findOrganicResults(root, layout).map((f) => f.result);
+/** The headings that title results in a layout (a caller may find them in a walk it shares). */
+export function titleSelector(layout: Layout): string {
+  return SELECTORS[layout].title;
 }
 
-export function findOrganicResults(root: Element, layout: Layout): FoundResult[] {
+/** Organic results under `root`, from its title headings (found here unless given, in page order). */
+export function findOrganicResults(root: Element, layout: Layout, headings?: Element[]): FoundResult[] {
   const sel = SELECTORS[layout];
   const titled: Candidate[] = [];
   const seen = new Set<Element>();
-  for (const heading of all(sel.title, root)) {
+  for (const heading of headings ?? all(sel.title, root)) {
     const anchor = enclosingLink(heading, root);
     if (!anchor || seen.has(anchor)) continue;
     seen.add(anchor);
@@ -185,30 +188,13 @@ function resultBlock(anchor: Element, root: Element, titlesUnder: Map<Element, n
 
 type Details = Omit<OrganicResult, "position" | "title" | "link">;
 
-/**
- * The result's fields, read in one pass over its block: every element matching any field selector,
- * in page order; the first match of each field wins, sitelinks collect.
- */
 function details(block: Element, anchor: Element, sel: ResultSelectors): Details {
-  const sitelinkSel = [sel.inlineSitelinks, sel.expandedSitelinks].filter(Boolean).join(", ");
-  const union = [sel.displayedLink, sel.source, sel.snippet, sitelinkSel].filter(Boolean).join(", ");
-  let displayedEl: Element | undefined;
-  let sourceEl: Element | undefined;
-  let snippetEl: Element | undefined;
-  const inline: Link[] = [];
-  const expanded: (Link & { snippet?: string })[] = [];
-  for (const el of all(union, block)) {
-    if (!displayedEl && matches(el, sel.displayedLink)) displayedEl = el;
-    else if (!sourceEl && sel.source && matches(el, sel.source)) sourceEl = el;
-    else if (!snippetEl && matches(el, sel.snippet)) {
-      if (!isInside(el, anchor) && el.children.length) snippetEl = el;
-    } else if (sitelinkSel && el !== anchor && matches(el, sitelinkSel)) addSitelink(el, sel, inline, expanded);
-  }
   const out: Details = {};
-  const displayed = text(displayedEl);
+  const displayed = text(first(sel.displayedLink, block));
   if (displayed) out.displayed_link = displayed.replace(/\s*›\s*/g, " › ");
-  const source = text(sourceEl);
+  const source = sel.source ? text(first(sel.source, block)) : "";
   if (source) out.source = source;
+  const snippetEl = findSnippet(block, anchor, sel);
   const dateEl = snippetEl ? first(sel.date, snippetEl) : null;
   const date = cleanDate(text(dateEl));
   if (date) out.date = date;
@@ -217,25 +203,52 @@ function details(block: Element, anchor: Element, sel: ResultSelectors): Details
     const snippet = date && dateEl ? stripDatePrefix(full, text(dateEl)) : full;
     if (snippet) out.snippet = snippet;
   }
-  if (inline.length || expanded.length) {
-    out.sitelinks = { ...(inline.length ? { inline } : {}), ...(expanded.length ? { expanded } : {}) };
-  }
+  const sitelinks = readSitelinks(block, anchor, sel);
+  if (sitelinks) out.sitelinks = sitelinks;
   return out;
 }
 
-/** An expanded sitelink sits in a heading, with its line of text beside it; an inline one does not. */
-function addSitelink(a: Element, sel: ResultSelectors, inline: Link[], expanded: (Link & { snippet?: string })[]): void {
-  const link = toLink(a);
-  if (!link) return;
-  const heading = a.parent;
-  if (heading && isTag(heading) && heading.name === "h3") {
-    const cell = heading.parent;
-    const snippet = cell && isTag(cell) && sel.expandedSnippet ? text(first(sel.expandedSnippet, cell)) : "";
-    expanded.push(snippet ? { ...link, snippet } : link);
-  } else inline.push(link);
+/** The first snippet-like text of the block outside the title link (usually the first match). */
+function findSnippet(block: Element, anchor: Element, sel: ResultSelectors): Element | undefined {
+  const firstMatch = first(sel.snippet, block);
+  if (!firstMatch || (!isInside(firstMatch, anchor) && firstMatch.children.length)) return firstMatch ?? undefined;
+  return all(sel.snippet, block).find((el) => !isInside(el, anchor) && text(el));
 }
 
-function toLink(a: Element): Link | undefined {
+/**
+ * Inline and expanded sitelinks in one pass over the block. The selectors name rows and cells, not
+ * their links: a descendant selector would be tested against every ancestor of every link.
+ */
+function readSitelinks(block: Element, anchor: Element, sel: ResultSelectors): OrganicResult["sitelinks"] {
+  const selector = [sel.inlineSitelinks, sel.expandedSitelinks].filter(Boolean).join(", ");
+  if (!selector) return undefined;
+  const inline: Link[] = [];
+  const expanded: (Link & { snippet?: string })[] = [];
+  for (const el of all(selector, block)) {
+    if (sel.expandedSitelinks && matches(el, sel.expandedSitelinks)) {
+      const link = toLink(headedLink(el));
+      if (!link) continue;
+      const snippet = sel.expandedSnippet ? text(first(sel.expandedSnippet, el)) : "";
+      expanded.push(snippet ? { ...link, snippet } : link);
+    } else {
+      for (const a of el.name === "a" ? [el] : all("a", el)) {
+        const link = a === anchor ? undefined : toLink(a);
+        if (link) inline.push(link);
+      }
+    }
+  }
+  if (!inline.length && !expanded.length) return undefined;
+  return { ...(inline.length ? { inline } : {}), ...(expanded.length ? { expanded } : {}) };
+}
+
+/** The link inside a cell's `h3`. */
+function headedLink(cell: Element): Element | undefined {
+  const heading = first("h3", cell);
+  return heading ? (first("a", heading) ?? undefined) : undefined;
+}
+
+function toLink(a: Element | undefined): Link | undefined {
+  if (!a) return undefined;
   const title = text(a);
   const link = resultLink(attr(a, "href"));
   return title && link ? { title, link } : undefined;

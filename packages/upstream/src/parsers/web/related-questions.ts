@@ -68,7 +68,10 @@ const BASIC = {
 } as const;
 
 /** The first question of either layout, located in the page's shared landmark walk. */
-const firstQuestion = landmark({ classes: [FULL.pairClass, BASIC.questionClass], selector: `${FULL.pair}, ${BASIC.question}` });
+const firstQuestion = landmark({
+  classes: [FULL.pairClass, BASIC.questionClass],
+  selector: `${FULL.pair}, ${BASIC.question}`,
+});
 
 export function extractRelatedQuestions(doc: Document): RelatedQuestion[] {
   const found = firstQuestion(doc);
@@ -109,11 +112,11 @@ function fullAnswer(pair: Element): Answer {
   return answer;
 }
 
-function readBasic(firstQuestion: Element): RelatedQuestion[] {
+function readBasic(firstSpan: Element): RelatedQuestion[] {
   // Each question and its answer share a wrapper; the wrappers are children of the PAA block.
-  const wrapper = parentElement(firstQuestion);
+  const wrapper = parentElement(firstSpan);
   const block = wrapper && parentElement(wrapper);
-  const spans = block ? all(BASIC.question, block) : [firstQuestion];
+  const spans = block ? all(BASIC.question, block) : [firstSpan];
   const questions: RelatedQuestion[] = [];
   for (const span of spans) {
     const question = text(span);
@@ -152,9 +155,8 @@ function quotedResult(root: Element, linkSel: string, titleSel: string, citeSel:
   const anchor = first(linkSel, root);
   const link = targetUrl(attr(anchor, "href"));
   if (!anchor || !link) return {};
-  const out: Answer = { link };
   const title = textOf(titleSel, anchor);
-  if (title) out.title = title;
+  const out: Answer = title ? { title, link } : { link };
   const displayed = textOf(citeSel, root);
   if (displayed) out.displayed_link = displayed;
   return out;

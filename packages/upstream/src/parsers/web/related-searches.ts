@@ -4,10 +4,10 @@
  * link back to the search engine whose text is the suggested query.
  */
 import type { RelatedSearch } from "@serp/shared";
-import { type Element, all, attr, text } from "../../dom.js";
+import { type Element, attr, text } from "../../dom.js";
 
 /** One selector per era and layout; none of these classes marks anything else on a results page. */
-const RELATED_LINK = [
+export const RELATED_LINK = [
   "p.nVcaUb > a", // desktop 2019
   "a.k8XOCe", // desktop 2021–2024
   "a.ngTNl", // desktop 2025–2026 ("People also search for")
@@ -30,22 +30,23 @@ function shownQuery(shown: string, q: string | null): string {
   return shown;
 }
 
-/** Every related-search link in the given scopes, in order, each query once. */
-export function extractRelatedSearches(scopes: Element[]): RelatedSearch[] {
+/**
+ * Related searches from the links matching `RELATED_LINK` (the caller finds them in the walk of the
+ * results column it makes anyway), in page order, each query once.
+ */
+export function readRelatedLinks(links: Element[]): RelatedSearch[] {
   const found: RelatedSearch[] = [];
-  for (const scope of scopes) {
-    for (const a of all(RELATED_LINK, scope)) {
-      const href = attr(a, "href");
-      let url: URL;
-      try {
-        url = new URL(href ?? "", BASE);
-      } catch {
-        continue;
-      }
-      const query = shownQuery(text(a), url.searchParams.get("q"));
-      if (!href || !query) continue;
-      if (!found.some((r) => r.query === query)) found.push({ query, link: url.href });
+  for (const a of links) {
+    const href = attr(a, "href");
+    let url: URL;
+    try {
+      url = new URL(href ?? "", BASE);
+    } catch {
+      continue;
     }
+    const query = shownQuery(text(a), url.searchParams.get("q"));
+    if (!href || !query) continue;
+    if (!found.some((r) => r.query === query)) found.push({ query, link: url.href });
   }
   return found;
 }

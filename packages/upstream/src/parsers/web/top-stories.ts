@@ -60,14 +60,14 @@ const BASIC = {
 } as const;
 
 /** The section of any layout, located in the page's shared landmark walk. */
-const section = landmark({
+const storiesSection = landmark({
   tags: [FULL.sectionTag],
   classes: [FULL.modernCardClass, BASIC.carouselClass],
   selector: `${FULL.section}, ${FULL.modernCard}, ${BASIC.carousel}`,
 });
 
 export function extractTopStories(doc: Document): TopStory[] {
-  const found = section(doc);
+  const found = storiesSection(doc);
   if (!found) return [];
   if (hasClass(found, BASIC.carouselClass)) return readBasic(found);
   const holder = found.name === FULL.sectionTag ? found : closest(found, (e) => e.name === FULL.sectionTag);

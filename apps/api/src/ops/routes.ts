@@ -1,0 +1,6 @@
+// Placeholder until its issue lands; replaced by the real module.
+import { Router } from "express";
+import type { AppContext } from "../context.js";
+export function opsRoutes(_ctx: AppContext): Router {
+  return Router();
+}

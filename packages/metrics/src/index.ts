@@ -1,0 +1,36 @@
+/**
+ * Every Prometheus metric the service exports, declared once. Each process (API, worker) has
+ * its own registry; `/metrics` serves `registry.metrics()`.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+
+export function createMetrics(app: "api" | "worker") {
+  const registry = new Registry();
+  registry.setDefaultLabels({ app });
+  collectDefaultMetrics({ register: registry });
+  const r = [registry];
+  return {
+    registry,
+    /** Jobs that became final, by endpoint, queue and final status. */
+    jobsTotal: new Counter({ name: "serp_jobs_total", help: "Jobs that became final", labelNames: ["endpoint", "queue", "status"], registers: r }),
+    /** Processing latency of final jobs (the job's latencyMs). */
+    jobLatency: new Histogram({
+      name: "serp_job_latency_seconds", help: "Job processing latency", labelNames: ["endpoint", "queue", "status"],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60], registers: r,
+    }),
+    /** Every upstream attempt, by what came back (results, no_results, blocked, consent, js_wall, upstream_error, timeout, unparseable). */
+    upstreamResponses: new Counter({ name: "serp_upstream_responses_total", help: "Upstream attempts by outcome", labelNames: ["endpoint", "outcome"], registers: r }),
+    /** Webhook delivery attempts by outcome (delivered, failed, gone, refused). */
+    webhookDeliveries: new Counter({ name: "serp_webhook_deliveries_total", help: "Webhook delivery attempts", labelNames: ["outcome"], registers: r }),
+    creditsCharged: new Counter({ name: "serp_credits_charged_total", help: "Credits charged on completed jobs", labelNames: ["endpoint"], registers: r }),
+    /** Jobs per queue and state, read from BullMQ when /metrics is scraped. */
+    queueDepth: new Gauge({ name: "serp_queue_jobs", help: "Jobs in each queue by state", labelNames: ["queue", "state"], registers: r }),
+    httpRequests: new Counter({ name: "serp_http_requests_total", help: "API requests", labelNames: ["route", "method", "status"], registers: r }),
+    httpDuration: new Histogram({
+      name: "serp_http_request_duration_seconds", help: "API request duration", labelNames: ["route", "method"],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60], registers: r,
+    }),
+    rateLimited: new Counter({ name: "serp_rate_limited_total", help: "Requests refused by a limit", labelNames: ["limit"], registers: r }),
+  };
+}
+export type Metrics = ReturnType<typeof createMetrics>;
