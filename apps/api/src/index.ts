@@ -1,10 +1,13 @@
 import { pino } from "pino";
+import { Locations } from "@serp/upstream";
 import { loadEnv } from "./env.js";
 import { createApiRuntime } from "./runtime.js";
 
 const env = loadEnv();
 const logger = pino({ level: env.LOG_LEVEL, base: { app: "api" } });
-const rt = await createApiRuntime(env, logger);
+// With a location list configured, unknown locations are refused and look-ups work.
+const locations = env.GEOTARGETS_DIR ? Locations.fromDirectory(env.GEOTARGETS_DIR) : Locations.empty();
+const rt = await createApiRuntime(env, logger, locations);
 
 if (env.API_KEY) {
   const { accountId, created } = await rt.accounts.ensureKey(env.API_KEY, env.API_KEY_CREDITS, "API_KEY account");

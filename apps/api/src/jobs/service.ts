@@ -21,6 +21,8 @@ export interface LocationCheck {
   countryOf(name: string): Country | undefined;
   /** undefined when no location list is configured: any well-formed name is accepted. */
   isKnown(name: string): boolean | undefined;
+  /** Look-up by name prefix (empty without a location list). */
+  search?(prefix: string, limit: number): unknown[];
 }
 
 export interface JobServiceDeps {
