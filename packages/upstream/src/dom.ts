@@ -100,7 +100,7 @@ export function targetUrl(href: string | undefined, base = "https://www.google.c
   }
   const isGoogle = GOOGLE_HOST.test(`${url.protocol}//${url.host}/`);
   if (isGoogle && (url.pathname === "/url" || url.pathname === "/interstitial")) {
-    const inner = url.searchParams.get("q") ?? url.searchParams.get("url");
+    const inner = url.searchParams.get("q") || url.searchParams.get("url");
     if (inner && /^https?:\/\//i.test(inner)) return inner;
   }
   if (isGoogle && url.pathname.startsWith("/aclk")) {

@@ -138,7 +138,7 @@ export function findOrganicResults(root: Element, layout: Layout, headings?: Ele
  * The target of a result link. Progressive (JSON) pages write `/url?q=&url=<target>`: the empty `q`
  * hides the target from targetUrl, which reads `q` first, so `url` is read here.
  */
-export function resultLink(href: string | undefined): string | undefined {
+function resultLink(href: string | undefined): string | undefined {
   const link = targetUrl(href);
   if (!link || !SEARCH_ENGINE_REDIRECT.test(link)) return link;
   const inner = new URL(link).searchParams.get("url");
