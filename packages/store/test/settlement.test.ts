@@ -1,0 +1,120 @@
+/** Credits are reserved atomically and settled exactly once, on a real Redis. */
+import { randomBytes } from "node:crypto";
+import { Redis } from "ioredis";
+import { newJobId, type JobParams } from "@serp/shared";
+import { AccountStore, JobStore, keySpace, type Final } from "../src/index.js";
+
+const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
+const keys = keySpace(`t${randomBytes(5).toString("hex")}`);
+const jobs = new JobStore(redis, keys, 600);
+const accounts = new AccountStore(redis, keys);
+const params: JobParams = { query: "q", country: "us", language: "en", page: 1 };
+
+afterAll(async () => {
+  const found = await redis.keys(`${keys.prefix}:*`);
+  if (found.length) await redis.del(...found);
+  redis.disconnect();
+});
+
+async function account(credits: number): Promise<string> {
+  const a = await accounts.create("t");
+  if (credits) await accounts.grant(a.id, credits, "test");
+  return a.id;
+}
+function newJob(accountId: string, endpoint: "web-search" | "web-shopping-product" = "web-search") {
+  return { id: newJobId(), accountId, endpoint, queue: "fast" as const, params, createdAt: new Date().toISOString() };
+}
+const done = (credits: number, status: Final["status"] = "completed"): Final => ({
+  status, credits, latencyMs: 5, error: status === "failed" ? "upstream timed out" : null, result: null, completedAt: new Date().toISOString(),
+});
+
+test("concurrent submissions never reserve more credits than the balance", async () => {
+  const id = await account(25);
+  const outcomes = await Promise.all(Array.from({ length: 200 }, () => jobs.create(newJob(id), 1)));
+  expect(outcomes.filter((o) => o === "created")).toHaveLength(25);
+  expect(outcomes.filter((o) => o === "insufficient_credits")).toHaveLength(175);
+  expect(await accounts.get(id)).toMatchObject({ balance: 25, reserved: 25 });
+});
+
+test("a job is settled exactly once however many finalizers race", async () => {
+  const id = await account(10);
+  const job = newJob(id);
+  await jobs.create(job, 1);
+  const results = await Promise.all([
+    jobs.finalize(job.id, id, done(1)),
+    jobs.finalize(job.id, id, done(1)),
+    jobs.finalize(job.id, id, done(0, "failed")),
+    jobs.finalize(job.id, id, done(1)),
+  ]);
+  expect(results.filter(Boolean)).toHaveLength(1);
+  const ledger = (await accounts.ledger(id)).filter((e) => e.jobId === job.id);
+  expect(ledger).toHaveLength(1);
+  const acct = await accounts.get(id);
+  expect(acct!.reserved).toBe(0);
+  expect(acct!.balance).toBe(10 - ledger[0]!.credits);
+});
+
+test("a final job is never changed again (a late worker after a live timeout)", async () => {
+  const id = await account(3);
+  const job = newJob(id);
+  await jobs.create(job, 1);
+  expect(await jobs.finalize(job.id, id, { ...done(0, "failed"), error: "timed out" })).toBe(true);
+  expect(await jobs.start(job.id, 2)).toBe(false);
+  expect(await jobs.finalize(job.id, id, done(1))).toBe(false);
+  const rec = await jobs.get(job.id);
+  expect(rec!.job).toMatchObject({ status: "failed", error: "timed out", credits: 0 });
+  expect(await accounts.get(id)).toMatchObject({ balance: 3, reserved: 0 });
+});
+
+test("failed jobs cost 0 and are written to the ledger as refunds", async () => {
+  const id = await account(2);
+  const job = newJob(id);
+  await jobs.create(job, 1);
+  await jobs.finalize(job.id, id, done(0, "failed"));
+  expect(await accounts.ledger(id)).toEqual([
+    expect.objectContaining({ type: "grant", credits: 2 }),
+    expect.objectContaining({ type: "refund", jobId: job.id, credits: 0 }),
+  ]);
+  expect(await accounts.usage(id)).toEqual({ "web-search": { completed: 0, failed: 1, credits: 0 } });
+});
+
+test("a charge above the reservation is capped so other pending jobs keep their credit", async () => {
+  const id = await account(3);
+  const a = newJob(id, "web-shopping-product");
+  const b = newJob(id);
+  await jobs.create(a, 1);
+  await jobs.create(b, 1);
+  // a's sellers would cost 5; only 2 are free (3 minus b's reservation).
+  await jobs.finalize(a.id, id, done(5));
+  expect(await accounts.get(id)).toMatchObject({ balance: 1, reserved: 1 });
+  expect((await accounts.ledger(id)).find((e) => e.jobId === a.id)).toMatchObject({ credits: 2, uncharged: 3 });
+  await jobs.finalize(b.id, id, done(1));
+  expect(await accounts.get(id)).toMatchObject({ balance: 0, reserved: 0 });
+});
+
+test("the balance equals the grants minus the ledger's charges", async () => {
+  const id = await account(50);
+  await accounts.grant(id, 7, "extra");
+  const created = [];
+  for (let i = 0; i < 12; i++) {
+    const j = newJob(id, i % 3 ? "web-search" : "web-shopping-product");
+    await jobs.create(j, 1);
+    created.push(j);
+  }
+  for (const [i, j] of created.entries()) await jobs.finalize(j.id, id, i % 4 === 0 ? done(0, "failed") : done(i % 3 ? 1 : 3));
+  const ledger = await accounts.ledger(id, 1000);
+  const granted = ledger.filter((e) => e.type === "grant").reduce((s, e) => s + e.credits, 0);
+  const charged = ledger.filter((e) => e.type !== "grant").reduce((s, e) => s + e.credits, 0);
+  expect((await accounts.get(id))!.balance).toBe(granted - charged);
+});
+
+test("keys are stored hashed, authenticate until revoked, and unknown keys fail", async () => {
+  const id = await account(0);
+  const { key, info } = await accounts.createKey(id, "ci");
+  expect(key).toMatch(/^sk_live_[0-9A-Za-z]{32}$/);
+  expect(await redis.keys(`${keys.prefix}:key:*${key}*`)).toEqual([]);
+  expect(await accounts.authenticate(key)).toBe(id);
+  expect(await accounts.authenticate(`${key}x`)).toBeNull();
+  expect(await accounts.revokeKey(id, info.id)).toBe(true);
+  expect(await accounts.authenticate(key)).toBeNull();
+});
