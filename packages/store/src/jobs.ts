@@ -97,13 +97,35 @@ if st ~= 'processing' then return 0 end
 redis.call('HSET', KEYS[1], 'status', 'pending')
 return 1`;
 
+type Script = (...args: (string | number)[]) => Promise<number>;
+
+/**
+ * The scripts as commands of the connection: ioredis sends EVALSHA and falls back to EVAL once,
+ * so the script text does not travel with every job (measured: bench/submissions.ts).
+ */
+function scripts(redis: Redis): { submit: Script; finalize: Script; start: Script; requeue: Script } {
+  const r = redis as unknown as Record<string, Script | undefined>;
+  if (!r.serpSubmit) {
+    redis.defineCommand("serpSubmit", { numberOfKeys: 2, lua: SUBMIT });
+    redis.defineCommand("serpFinalize", { numberOfKeys: 4, lua: FINALIZE });
+    redis.defineCommand("serpStart", { numberOfKeys: 1, lua: START });
+    redis.defineCommand("serpRequeue", { numberOfKeys: 1, lua: REQUEUE });
+  }
+  const bind = (name: string) => (r[name] as Script).bind(redis);
+  return { submit: bind("serpSubmit"), finalize: bind("serpFinalize"), start: bind("serpStart"), requeue: bind("serpRequeue") };
+}
+
 export class JobStore {
+  private readonly lua: ReturnType<typeof scripts>;
+
   constructor(
     private readonly redis: Redis,
     private readonly keys: KeySpace,
     /** Seconds a job record and its result are kept. */
     readonly retentionSeconds: number,
-  ) {}
+  ) {
+    this.lua = scripts(redis);
+  }
 
   /** Reserves `reserve` credits and stores the new pending job. */
   async create(
@@ -127,7 +149,7 @@ export class JobStore {
       postbackUrl: job.postbackUrl ?? "",
     };
     const argv = [String(reserve), String(this.retentionSeconds), String(maxInFlight), ...Object.entries(fields).flat()];
-    const r = (await this.redis.eval(SUBMIT, 2, this.keys.account(job.accountId), this.keys.job(job.id), ...argv)) as number;
+    const r = await this.lua.submit(this.keys.account(job.accountId), this.keys.job(job.id), ...argv);
     return ({ 1: "created", 0: "insufficient_credits", [-1]: "no_account", [-2]: "concurrency_limited" } as const)[r as 1 | 0 | -1 | -2];
   }
 
@@ -139,18 +161,16 @@ export class JobStore {
 
   /** Marks the job processing for attempt `attempt`. False when it is final or gone. */
   async start(id: string, attempt: number): Promise<boolean> {
-    return ((await this.redis.eval(START, 1, this.keys.job(id), String(attempt))) as number) === 1;
+    return (await this.lua.start(this.keys.job(id), String(attempt))) === 1;
   }
 
   async requeue(id: string): Promise<boolean> {
-    return ((await this.redis.eval(REQUEUE, 1, this.keys.job(id))) as number) === 1;
+    return (await this.lua.requeue(this.keys.job(id))) === 1;
   }
 
   /** Makes the job final and settles it. False when it already was final (nothing changes). */
   async finalize(id: string, accountId: string, f: Final): Promise<boolean> {
-    const r = (await this.redis.eval(
-      FINALIZE,
-      4,
+    const r = await this.lua.finalize(
       this.keys.job(id),
       this.keys.account(accountId),
       this.keys.ledger(accountId),
@@ -165,7 +185,7 @@ export class JobStore {
       id,
       this.keys.finalChannel(),
       f.upstreamUrl ?? "",
-    )) as number;
+    );
     return r === 1;
   }
 }

@@ -9,6 +9,7 @@ import {
   newJobId,
   withDefaults,
   type Country,
+  type Job,
   type JobResponse,
   type QueueName,
 } from "@serp/shared";
@@ -23,6 +24,8 @@ export interface LocationCheck {
   isKnown(name: string): boolean | undefined;
   /** Look-up by name prefix (empty without a location list). */
   search?(prefix: string, limit: number): unknown[];
+  /** The list's own spelling of a name (commas tidied when the list does not hold it). */
+  canonical?(name: string): string;
 }
 
 export interface JobServiceDeps {
@@ -56,8 +59,9 @@ export class JobService {
     }
     const params = withDefaults(req, (name) => this.deps.locations.countryOf(name));
     const id = newJobId();
+    const createdAt = new Date().toISOString();
     const created = await this.deps.jobs.create(
-      { id, accountId, endpoint: req.endpoint, queue: req.queue, params, postbackUrl: req.postbackUrl, createdAt: new Date().toISOString() },
+      { id, accountId, endpoint: req.endpoint, queue: req.queue, params, postbackUrl: req.postbackUrl, createdAt },
       RESERVED_CREDITS,
       (await this.deps.maxInFlight?.(accountId)) ?? 0,
     );
@@ -86,8 +90,12 @@ export class JobService {
     }
 
     if (!wait) {
-      const record = await this.deps.jobs.get(id);
-      return { status: 202, body: { job: record!.job, message: `Job queued on ${req.queue}; poll GET /v1/jobs/${id} for its result` } };
+      // The record was just written as exactly this: no need to read it back.
+      const job: Job = {
+        id, endpoint: req.endpoint, queue: req.queue, status: "pending", params, credits: 0, latencyMs: null, error: null,
+        attempts: 0, createdAt, completedAt: null, ...(req.postbackUrl ? { postbackUrl: req.postbackUrl } : {}),
+      };
+      return { status: 202, body: { job, message: `Job queued on ${req.queue}; poll GET /v1/jobs/${id} for its result` } };
     }
     const final = await wait.done;
     if (!final) await this.expireLive(id, accountId, req.queue);

@@ -1,0 +1,49 @@
+/** Small shared pieces of the benchmarks: load generation, percentiles, the printed table. */
+import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
+import autocannon from "autocannon";
+
+export interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+/** Drives `url` with autocannon from a worker thread, so the generator does not share the server's event loop. */
+export async function load(opts: autocannon.Options): Promise<LoadResult> {
+  const r = await autocannon({ connections: 32, duration: 5, workers: 1, ...opts });
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+}
+
+export async function listen(server: Server): Promise<string> {
+  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+export interface Row {
+  benchmark: string;
+  measured: string;
+  baseline: string;
+  ratio: string;
+  target: string;
+  met: boolean | null;
+}
+
+export function printTable(rows: Row[]): string {
+  const head = ["benchmark", "measured", "baseline", "ratio", "target", "met"];
+  const body = rows.map((r) => [r.benchmark, r.measured, r.baseline, r.ratio, r.target, r.met === null ? "-" : r.met ? "yes" : "NO"]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
+  const out = [line(head), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...body.map(line)].join("\n");
+  console.log(out);
+  return out;
+}
+
+export const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "n/a");
