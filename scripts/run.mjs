@@ -152,10 +152,28 @@ async function test(args) {
   process.exit(r.status ?? 1);
 }
 
+/** `npm run bench`: every benchmark, on a private Redis unless REDIS_URL is set. */
+async function bench(args) {
+  ensureDependencies();
+  const env = { ...process.env };
+  let redis;
+  let dir;
+  if (!env.REDIS_URL) {
+    dir = mkdtempSync(join(tmpdir(), "serp-bench-redis-"));
+    redis = await startRedis(dir);
+    env.REDIS_URL = redis.url;
+  }
+  const r = spawnSync(process.execPath, ["--import", "tsx", args[0] ?? "bench/run.ts"], { stdio: "inherit", cwd: root, env });
+  redis?.child.kill("SIGTERM");
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  process.exit(r.status ?? 1);
+}
+
 const [command, ...rest] = process.argv.slice(2);
 if (command === "start") await start();
 else if (command === "test") await test(rest);
+else if (command === "bench") await bench(rest);
 else {
-  console.error("usage: node scripts/run.mjs start|test [jest args]");
+  console.error("usage: node scripts/run.mjs start|test [jest args]|bench [file]");
   process.exit(2);
 }

@@ -1,0 +1,60 @@
+/**
+ * Runs every benchmark and prints one table; writes it with the machine and the command to
+ * docs/BENCHMARKS.md. `npm run bench` (starts a private Redis when REDIS_URL is unset).
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { benchExtraction } from "./extraction.js";
+import { printTable, type Row } from "./lib.js";
+import { benchLiveLatency } from "./live-latency.js";
+import { benchMemory } from "./memory.js";
+import { benchSubmissions } from "./submissions.js";
+import { benchWorkerThroughput } from "./worker-throughput.js";
+
+const rows: Row[] = [];
+rows.push(await benchSubmissions());
+rows.push(...(await benchLiveLatency()));
+rows.push(...(await benchWorkerThroughput()));
+rows.push(await benchExtraction(120, false));
+rows.push(await benchMemory());
+
+console.log("");
+const table = printTable(rows);
+const cpu = os.cpus()[0]?.model ?? "unknown CPU";
+const machine = `${os.cpus().length} × ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.type()} ${os.release()}, Node ${process.version}`;
+const doc = `# Benchmarks
+
+Every figure is printed beside a baseline measured in the same run, on loopback, against the replay
+upstream serving captured pages. Run them all with:
+
+\`\`\`sh
+npm run bench
+\`\`\`
+
+(or one at a time: \`node --import tsx bench/<name>.ts\` with \`REDIS_URL\` set).
+
+Last run: ${new Date().toISOString()} on ${machine}.
+
+${table}
+
+What each one measures:
+
+1. **Async submissions** (\`bench/submissions.ts\`): POST /v1/jobs on the fast queue (202) with 32
+   connections, vs a bare Express endpoint doing one Redis write; rounds alternate and the median
+   ratio is reported.
+2. **Live latency** (\`bench/live-latency.ts\`): one live web-search at a time through the API, the
+   live queue and a worker, vs fetching and parsing the same page directly in one process.
+3. **Worker throughput** (\`bench/worker-throughput.ts\`): real worker processes, the replay upstream
+   answering after a fixed delay L, concurrency C per process, vs the limit C/L; then two processes.
+4. **Extraction** (\`bench/extraction.ts\`): every captured page through its kind's parser vs a bare
+   \`parse5.parse\` of the same page (per-page figures: run the file alone).
+5. **Memory** (\`bench/memory.ts\`): Redis \`MEMORY USAGE\` of retained completed web-search job records
+   vs the size of their result JSON.
+`;
+const out = resolve(dirname(fileURLToPath(import.meta.url)), "../docs/BENCHMARKS.md");
+mkdirSync(dirname(out), { recursive: true });
+writeFileSync(out, doc);
+console.log(`\nwritten to ${out}`);
+process.exit(0);

@@ -1,0 +1,74 @@
+/**
+ * Benchmark 3: worker throughput with the replay upstream answering after a fixed delay L at
+ * worker concurrency C, vs the limit C/L; then with two worker processes (limit 2C/L).
+ * Workers run as real processes (`apps/worker/src/index.ts`), as in production.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Queue } from "bullmq";
+import { RESERVED_CREDITS, newJobId } from "@serp/shared";
+import { QUEUE_CATALOG } from "@serp/store";
+import { REDIS_URL, startStack, type Stack } from "../test/support/stack.js";
+import { fmt, type Row } from "./lib.js";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+// A small real page, so parsing stays far below the delay and the queue path is what is measured.
+const PAGE = "web-nojs/fatmira-brecani-basic-2022-wayback.html";
+
+function worker(stack: Stack, concurrency: number): ChildProcess {
+  return spawn(process.execPath, ["--import", "tsx", "apps/worker/src/index.ts"], {
+    cwd: root,
+    stdio: "ignore",
+    env: { ...process.env, REDIS_URL, SERP_PREFIX: stack.prefix, WORKER_QUEUES: "regular", WORKER_CONCURRENCY: String(concurrency), UPSTREAM_BASE_URL: stack.replay.url, LOG_LEVEL: "silent" },
+  });
+}
+
+async function run(stack: Stack, processes: number, concurrency: number, jobs: number): Promise<number> {
+  const { accountId } = await stack.account(jobs + 10);
+  const queue = new Queue("regular", { connection: stack.redis, prefix: `{${stack.prefix}}` });
+  const children = Array.from({ length: processes }, () => worker(stack, concurrency));
+  // Let the processes connect before the clock starts.
+  await new Promise((r) => setTimeout(r, 4_000));
+  const ids: string[] = [];
+  for (let i = 0; i < jobs; i++) {
+    const id = newJobId();
+    ids.push(id);
+    await stack.api.jobs.create(
+      { id, accountId, endpoint: "web-search", queue: "regular", params: { query: "fatmira", country: "us", language: "en", page: 1, device: "desktop" }, createdAt: new Date().toISOString() },
+      RESERVED_CREDITS,
+    );
+  }
+  const started = performance.now();
+  await queue.addBulk(ids.map((jobId) => ({ name: "web-search", data: { jobId }, opts: { ...QUEUE_CATALOG.regular.jobOptions, jobId } })));
+  for (;;) {
+    const acct = await stack.api.accounts.get(accountId);
+    if (acct!.reserved === 0) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const seconds = (performance.now() - started) / 1000;
+  for (const c of children) c.kill("SIGTERM");
+  await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once("exit", r)))));
+  await queue.close();
+  const failed = (await Promise.all(ids.map((id) => stack.api.jobs.get(id)))).filter((r) => r?.job.status !== "completed").length;
+  if (failed) throw new Error(`${failed} throughput jobs did not complete`);
+  return jobs / seconds;
+}
+
+export async function benchWorkerThroughput(latencyMs = 200, concurrency = 10, jobs = 300): Promise<Row[]> {
+  const stack = await startStack({ workerQueues: [], replay: { page: PAGE, faults: { latencyMs } } });
+  const limit = concurrency / (latencyMs / 1000);
+  const one = await run(stack, 1, concurrency, jobs);
+  const two = await run(stack, 2, concurrency, jobs * 2);
+  await stack.close();
+  console.log(`worker throughput: 1 process ${fmt(one)} jobs/s (limit ${fmt(limit)}); 2 processes ${fmt(two)} jobs/s (limit ${fmt(2 * limit)})`);
+  return [
+    { benchmark: `3. worker throughput, 1 process, C=${concurrency}, L=${latencyMs} ms`, measured: `${fmt(one)} jobs/s`, baseline: `${fmt(limit)} jobs/s (C/L)`, ratio: `${fmt((one / limit) * 100, 0)}%`, target: ">= 90% of C/L", met: one >= 0.9 * limit },
+    { benchmark: "3. worker throughput, 2 processes", measured: `${fmt(two)} jobs/s`, baseline: `${fmt(2 * limit)} jobs/s (2C/L); 1 process ${fmt(one)}`, ratio: `${fmt((two / (2 * limit)) * 100, 0)}%, x${fmt(two / one, 2)}`, target: ">= 90% of 2C/L, grows with processes", met: two >= 0.9 * 2 * limit && two > one },
+  ];
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  console.log(await benchWorkerThroughput());
+  process.exit(0);
+}
