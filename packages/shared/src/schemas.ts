@@ -53,7 +53,14 @@ function pageSchema(max: number) {
 export const UNBOUNDED_PAGE_MAX = 100;
 
 function paramsObject<T extends z.core.$ZodLooseShape>(shape: T) {
-  return z.strictObject(shape, { error: msg("must be an object") });
+  return z.strictObject(shape, {
+    error: (issue) =>
+      issue.code === "unrecognized_keys"
+        ? `has unknown field${issue.keys.length > 1 ? "s" : ""}: ${issue.keys.join(", ")}`
+        : issue.input === undefined
+          ? "is required"
+          : "must be an object",
+  });
 }
 
 const located = { location: locationSchema.optional(), uule: uuleSchema.optional() };
