@@ -10,7 +10,7 @@ import { createApiRuntime, type ApiRuntime } from "@serp/api/runtime";
 import { startReplayServer, type ReplayOptions, type ReplayServer } from "@serp/replay";
 import type { QueueName } from "@serp/shared";
 import { createUpstream } from "@serp/upstream";
-import { createWorkerRuntime, type WorkerRuntime } from "@serp/worker/runtime";
+import { createWorkerRuntime, type WebhookOptions, type WorkerRuntime } from "@serp/worker/runtime";
 import { FIXTURES_DIR, GEOTARGETS_DIR, fixturesAvailable, geotargetsAvailable } from "../../packages/upstream/test/fixtures-dir.js";
 
 export { FIXTURES_DIR, fixturesAvailable, geotargetsAvailable };
@@ -19,12 +19,16 @@ export const silent = pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" });
 
 export interface StackOptions {
   env?: Record<string, string>;
+  /** Another Redis than the test run's (a drill's private one). */
+  redisUrl?: string;
   /** Queues the workers serve; [] starts no worker. */
   workerQueues?: QueueName[];
   concurrency?: number;
   replay?: Partial<ReplayOptions>;
   upstreamTimeoutMs?: number;
   withGeotargets?: boolean;
+  /** Webhook delivery options for the workers (createWorkerRuntime's `webhooks`). */
+  webhooks?: WebhookOptions | false;
 }
 
 export interface Stack {
@@ -43,12 +47,13 @@ export async function startStack(o: StackOptions = {}): Promise<Stack> {
   const replay = await startReplayServer({ dir: FIXTURES_DIR, ...o.replay });
   const geotargetsDir = o.withGeotargets && geotargetsAvailable ? GEOTARGETS_DIR : undefined;
   const upstream = createUpstream({ baseUrl: replay.url, timeoutMs: o.upstreamTimeoutMs ?? 5_000, geotargetsDir });
-  const env = loadEnv({ REDIS_URL, SERP_PREFIX: prefix, LOG_LEVEL: "silent", ...o.env });
+  const redisUrl = o.redisUrl ?? REDIS_URL;
+  const env = loadEnv({ REDIS_URL: redisUrl, SERP_PREFIX: prefix, LOG_LEVEL: "silent", ...o.env });
   const api = await createApiRuntime(env, silent, upstream.locations);
   const queues = o.workerQueues ?? ["live", "fast", "regular"];
   const worker = queues.length
     ? await createWorkerRuntime({
-        redisUrl: REDIS_URL,
+        redisUrl,
         prefix,
         queues,
         concurrency: o.concurrency ?? 8,
@@ -56,9 +61,11 @@ export async function startStack(o: StackOptions = {}): Promise<Stack> {
         scraper: upstream,
         logger: silent,
         lockDurationMs: 5_000,
+        webhooks: o.webhooks,
       })
     : undefined;
-  const redis = new Redis(REDIS_URL);
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
+  redis.on("error", () => undefined);
   return {
     api,
     worker,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { QUEUES, type QueueName } from "@serp/shared";
+import type { WebhookOptions } from "./webhooks/index.js";
 
 const queueList = z
   .string()
@@ -21,9 +22,33 @@ const schema = z.object({
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
   GEOTARGETS_DIR: z.string().optional(),
   HEALTH_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
+  /** Serve the webhooks queue in this process (deliveries are enqueued either way). */
+  WEBHOOK_WORKER: z.stringbool().default(true),
+  /** Let webhooks reach loopback, private, link-local and CGNAT addresses: tests and private deployments only. */
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: z.stringbool().default(false),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
+  /** Deliveries in flight in this process (each mostly waits on a receiver). */
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(32),
+  /** Comma-separated retry delays in ms, replacing the default schedule (for tests and drills). */
+  WEBHOOK_RETRY_DELAYS_MS: z
+    .string()
+    .regex(/^\s*\d+(\s*,\s*\d+)*\s*$/, "must be comma-separated milliseconds, such as 5000,30000,120000")
+    .transform((s) => s.split(",").map(Number))
+    .optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 export type WorkerEnv = Readonly<z.infer<typeof schema>> & { WORKER_QUEUES: QueueName[] };
+
+/** The runtime's webhook options from the environment (createWorkerRuntime's `webhooks`). */
+export function webhookOptions(env: WorkerEnv): WebhookOptions {
+  return {
+    serve: env.WEBHOOK_WORKER,
+    allowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+    concurrency: env.WEBHOOK_CONCURRENCY,
+    ...(env.WEBHOOK_RETRY_DELAYS_MS ? { retryDelaysMs: env.WEBHOOK_RETRY_DELAYS_MS } : {}),
+  };
+}
 
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): WorkerEnv {
   const parsed = schema.safeParse(source);

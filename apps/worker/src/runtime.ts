@@ -4,6 +4,9 @@ import type { Metrics } from "@serp/metrics";
 import { Closers, JOB_ERRORS, type QueueName } from "@serp/shared";
 import { JobStore, createRedis, keySpace, waitReady } from "@serp/store";
 import { RetryLater, createProcessor, type Scraper } from "./processor.js";
+import { startWebhooks, type WebhookOptions } from "./webhooks/index.js";
+
+export type { WebhookOptions };
 
 export interface WorkerRuntimeOptions {
   redisUrl: string;
@@ -16,8 +19,13 @@ export interface WorkerRuntimeOptions {
   /** How long a job's lock lasts without renewal: a killed worker's job is retaken after this. */
   lockDurationMs?: number;
   metrics?: Metrics;
-  /** Follow-up when a job is final (webhook delivery); see ProcessorDeps.onFinal. */
+  /** More follow-up when a job is final, after the webhook enqueue; see ProcessorDeps.onFinal. */
   onFinal?: (jobId: string) => Promise<void>;
+  /**
+   * Webhook delivery (on by default): final jobs with a postbackUrl are enqueued on the webhooks
+   * queue, and this process serves it unless `serve: false`. `false` turns both off.
+   */
+  webhooks?: WebhookOptions | false;
 }
 
 /** BullMQ workers for the named queues, plus a watcher that settles jobs BullMQ gave up on. */
@@ -29,12 +37,31 @@ export async function createWorkerRuntime(o: WorkerRuntimeOptions) {
   closers.add("redis", () => store.quit().catch(() => store.disconnect()));
   await waitReady(store, 30_000);
   const jobs = new JobStore(store, keys, o.retentionSeconds);
-  const processor = createProcessor({ jobs, scraper: o.scraper, logger: o.logger, metrics: o.metrics, onFinal: o.onFinal });
+  /** BullMQ never closes a connection it was handed, so each one gets its own closer. */
+  const connection = (name: string) => {
+    const c = createRedis(o.redisUrl, "worker", name);
+    c.on("error", () => undefined);
+    closers.add(`redis ${name}`, () => c.quit().catch(() => c.disconnect()));
+    return c;
+  };
+  // Before the scrape workers, so it closes after them (they enqueue deliveries until they stop).
+  const webhooks =
+    o.webhooks === false
+      ? undefined
+      : await startWebhooks(
+          { store, connection, keys, jobs, retentionSeconds: o.retentionSeconds, logger: o.logger, metrics: o.metrics, closers },
+          o.webhooks,
+        );
+  const onFinal = async (jobId: string) => {
+    await webhooks?.enqueue(jobId);
+    await o.onFinal?.(jobId);
+  };
+  const processor = createProcessor({ jobs, scraper: o.scraper, logger: o.logger, metrics: o.metrics, onFinal });
   const lockDuration = o.lockDurationMs ?? 15_000;
 
   const workers = o.queues.map((name) => {
     const worker = new Worker(name, processor, {
-      connection: createRedis(o.redisUrl, "worker", `worker-${name}`),
+      connection: connection(`worker-${name}`),
       prefix: keys.bullPrefix,
       concurrency: o.concurrency,
       lockDuration,
@@ -48,7 +75,7 @@ export async function createWorkerRuntime(o: WorkerRuntimeOptions) {
     closers.add(`worker ${name}`, () => worker.close());
 
     // A job BullMQ fails on its own (stalled too often after crashes) must still become final.
-    const events = new QueueEvents(name, { connection: createRedis(o.redisUrl, "worker", `events-${name}`), prefix: keys.bullPrefix });
+    const events = new QueueEvents(name, { connection: connection(`events-${name}`), prefix: keys.bullPrefix });
     events.on("error", (err) => o.logger.debug({ err: err.message }, "queue events error"));
     events.on("failed", async ({ jobId, failedReason }) => {
       const record = await jobs.get(jobId).catch(() => null);
@@ -60,12 +87,12 @@ export async function createWorkerRuntime(o: WorkerRuntimeOptions) {
         })
         .catch(() => false);
       if (changed) o.logger.warn({ jobId, failedReason, attempts }, "job failed by the queue; settled as failed");
-      await o.onFinal?.(jobId).catch(() => undefined);
+      await onFinal(jobId).catch((err: Error) => o.logger.warn({ jobId, err: err.message }, "onFinal failed"));
     });
     closers.add(`events ${name}`, () => events.close());
     return worker;
   });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
-  return { workers, jobs, closers, store, keys };
+  return { workers, jobs, closers, store, keys, webhooks };
 }
 export type WorkerRuntime = Awaited<ReturnType<typeof createWorkerRuntime>>;

@@ -22,3 +22,34 @@ export const QUEUE_CATALOG: Record<QueueName, QueueSpec> = {
   fast: { name: "fast", payload: scrapePayloadSchema, jobOptions: { attempts: 4, backoff: { type: "exponential", delay: 1_000 }, ...keep } },
   regular: { name: "regular", payload: scrapePayloadSchema, jobOptions: { attempts: 5, backoff: { type: "exponential", delay: 5_000 }, ...keep } },
 };
+
+/** What the webhook queue carries: the id of the final job whose outcome is delivered. */
+export const webhookPayloadSchema = scrapePayloadSchema;
+export type WebhookPayload = z.infer<typeof webhookPayloadSchema>;
+
+/**
+ * Delays before the 2nd, 3rd … attempt of a webhook delivery (DECISIONS.md, Webhooks): about
+ * 23 hours in all, 10 attempts.
+ */
+export const WEBHOOK_RETRY_DELAYS_MS: readonly number[] = [
+  5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 3 * 3_600_000, 6 * 3_600_000, 12 * 3_600_000,
+];
+
+/** The name of the custom backoff strategy the webhook worker implements. */
+const WEBHOOK_BACKOFF = "webhook";
+
+/** The webhook delivery queue: its own workers, so a slow receiver never holds a scrape worker. */
+export const WEBHOOK_QUEUE = {
+  name: "webhooks",
+  payload: webhookPayloadSchema,
+  backoffType: WEBHOOK_BACKOFF,
+  /** One delivery per job: a fixed BullMQ id makes a repeated enqueue a no-op. */
+  jobId: (jobId: string) => `wh_${jobId}`,
+  /** Attempts follow the retry schedule. Finished deliveries stay a day, failed ones a week. */
+  jobOptions: (retryDelaysMs: readonly number[] = WEBHOOK_RETRY_DELAYS_MS): JobsOptions => ({
+    attempts: retryDelaysMs.length + 1,
+    backoff: { type: WEBHOOK_BACKOFF },
+    removeOnComplete: { age: 86_400, count: 10_000 },
+    removeOnFail: { age: 7 * 86_400, count: 10_000 },
+  }),
+} as const;

@@ -3,3 +3,4 @@ export * from "./catalog.js";
 export * from "./jobs.js";
 export * from "./keys.js";
 export * from "./redis.js";
+export * from "./webhooks.js";

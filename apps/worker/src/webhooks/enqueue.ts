@@ -1,0 +1,20 @@
+import type { Queue } from "bullmq";
+import type { JobsOptions } from "bullmq";
+import { FINAL_STATUSES } from "@serp/shared";
+import { WEBHOOK_QUEUE, type JobStore, type WebhookStore } from "@serp/store";
+
+/**
+ * The worker's onFinal hook for webhooks: when a fast or regular job with a postbackUrl is final,
+ * opens its delivery record and enqueues one delivery under a fixed BullMQ id. Safe to call any
+ * number of times: the fixed id makes a repeat a no-op while the queue holds the delivery, and the
+ * record's final state (kept as long as the job) stops it after BullMQ has removed it. Errors are
+ * thrown, so the scrape job is retried rather than its webhook lost.
+ */
+export function createWebhookEnqueuer(deps: { jobs: JobStore; webhooks: WebhookStore; queue: Queue; jobOptions: JobsOptions }) {
+  return async (jobId: string): Promise<void> => {
+    const record = await deps.jobs.get(jobId);
+    if (!record?.job.postbackUrl || record.job.queue === "live" || !FINAL_STATUSES.includes(record.job.status)) return;
+    if ((await deps.webhooks.begin(jobId, record.job.postbackUrl)) !== "pending") return;
+    await deps.queue.add("deliver", { jobId }, { ...deps.jobOptions, jobId: WEBHOOK_QUEUE.jobId(jobId) });
+  };
+}

@@ -1,0 +1,86 @@
+import { Queue, Worker } from "bullmq";
+import type { Redis } from "ioredis";
+import type { Logger } from "pino";
+import type { Metrics } from "@serp/metrics";
+import type { Closers } from "@serp/shared";
+import { WEBHOOK_QUEUE, WEBHOOK_RETRY_DELAYS_MS, WebhookStore, type JobStore, type KeySpace } from "@serp/store";
+import { createTargetAgents } from "./agent.js";
+import { createWebhookEnqueuer } from "./enqueue.js";
+import { createWebhookProcessor } from "./processor.js";
+import { webhookBackoff } from "./schedule.js";
+
+export { TargetRefusedError, createTargetAgents } from "./agent.js";
+export { buildMessage } from "./message.js";
+export { parseRetryAfter, retryDelayMs } from "./schedule.js";
+export { send } from "./send.js";
+
+export interface WebhookOptions {
+  /** Deliver in this process (a worker on the webhooks queue). false: only enqueue. Default true. */
+  serve?: boolean;
+  /** Let deliveries reach loopback, private, link-local and CGNAT addresses (tests, private deployments). Default false. */
+  allowPrivateTargets?: boolean;
+  /** A receiver that has not answered in this long counts as a failed attempt. Default 15 s. */
+  timeoutMs?: number;
+  /** Deliveries in flight in this process. Default 32. */
+  concurrency?: number;
+  /** Delays before each retry; default WEBHOOK_RETRY_DELAYS_MS (tests pass a short schedule). */
+  retryDelaysMs?: readonly number[];
+}
+
+export interface WebhookDeps {
+  /** The worker's store connection, shared by the producer side. */
+  store: Redis;
+  /** A new worker-role connection that the runtime closes (BullMQ never closes one it was handed). */
+  connection: (name: string) => Redis;
+  keys: KeySpace;
+  jobs: JobStore;
+  retentionSeconds: number;
+  logger: Logger;
+  metrics?: Metrics;
+  closers: Closers;
+}
+
+/**
+ * Webhook delivery for a worker process: the onFinal enqueuer, and (unless `serve: false`) a
+ * worker on the webhooks queue with the retry schedule as its backoff strategy.
+ */
+export async function startWebhooks(d: WebhookDeps, o: WebhookOptions = {}) {
+  const retryDelaysMs = o.retryDelaysMs ?? WEBHOOK_RETRY_DELAYS_MS;
+  const webhooks = new WebhookStore(d.store, d.keys, d.retentionSeconds);
+  const queue = new Queue(WEBHOOK_QUEUE.name, { connection: d.store, prefix: d.keys.bullPrefix });
+  queue.on("error", (err) => d.logger.debug({ err: err.message }, "webhook queue error"));
+  d.closers.add("webhook queue", () => queue.close());
+  const enqueue = createWebhookEnqueuer({ jobs: d.jobs, webhooks, queue, jobOptions: WEBHOOK_QUEUE.jobOptions(retryDelaysMs) });
+  if (o.serve === false) return { enqueue, webhooks, worker: undefined };
+
+  const processor = createWebhookProcessor({
+    jobs: d.jobs,
+    webhooks,
+    agents: createTargetAgents(o.allowPrivateTargets ?? false),
+    timeoutMs: o.timeoutMs ?? 15_000,
+    retryDelaysMs,
+    logger: d.logger,
+    metrics: d.metrics,
+  });
+  const worker = new Worker(WEBHOOK_QUEUE.name, processor, {
+    connection: d.connection("worker-webhooks"),
+    prefix: d.keys.bullPrefix,
+    concurrency: o.concurrency ?? 32,
+    // A delivery is at-least-once by design (same webhook-id each time); a crashed worker's
+    // delivery is simply taken again.
+    maxStalledCount: 3,
+    settings: { backoffStrategy: webhookBackoff(retryDelaysMs) },
+  });
+  worker.on("error", (err) => d.logger.warn({ err: err.message, queue: WEBHOOK_QUEUE.name }, "worker error"));
+  // A delivery failed for good without its last attempt recorded (an error outside the attempt,
+  // such as Redis failing mid-way) must not stay pending forever. `finishedOn`: no retry follows.
+  worker.on("failed", (job) => {
+    if (!job?.finishedOn) return;
+    const payload = WEBHOOK_QUEUE.payload.safeParse(job.data);
+    if (payload.success) void webhooks.abandon(payload.data.jobId).catch(() => undefined);
+  });
+  d.closers.add("worker webhooks", () => worker.close());
+  await worker.waitUntilReady();
+  return { enqueue, webhooks, worker };
+}
+export type Webhooks = Awaited<ReturnType<typeof startWebhooks>>;

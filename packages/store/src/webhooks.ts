@@ -1,0 +1,215 @@
+import { randomBytes } from "node:crypto";
+import { BlockList, isIP } from "node:net";
+import type { Redis } from "ioredis";
+import type { KeySpace } from "./keys.js";
+
+/** One try at delivering a job's webhook, as its owner sees it. */
+export interface DeliveryAttempt {
+  /** When the attempt started. */
+  at: string;
+  /** The receiver's status code, or null when no response came (refused, timed out, unreachable). */
+  statusCode: number | null;
+  /** Why the attempt did not count as delivered, or null when it did. */
+  error: string | null;
+  durationMs: number;
+}
+
+/**
+ * - `pending`: waiting for its first or next attempt
+ * - `delivered`: a 2xx came back
+ * - `failed`: every attempt of the retry schedule failed
+ * - `gone`: the receiver answered 410, so no more attempts
+ * - `refused`: the target is not allowed (not http(s), or a loopback, private, link-local,
+ *   metadata or reserved address), so no request was sent and none will be
+ */
+export type DeliveryState = "pending" | "delivered" | "failed" | "gone" | "refused";
+export const FINAL_DELIVERY_STATES: readonly DeliveryState[] = ["delivered", "failed", "gone", "refused"];
+
+export interface DeliveryLog {
+  state: DeliveryState;
+  url: string;
+  attempts: DeliveryAttempt[];
+  /** When the next attempt is due, while `pending` after a failed attempt. */
+  nextAttemptAt: string | null;
+}
+
+/** A Standard Webhooks symmetric secret: `whsec_` + base64 of 32 random bytes. */
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString("base64")}`;
+}
+
+/** Webhook keys sit beside the account and the job they belong to (and expire with the job). */
+export function webhookKeys(keys: KeySpace) {
+  return {
+    secret: (accountId: string) => `${keys.prefix}:acct:${accountId}:whsec`,
+    delivery: (jobId: string) => `${keys.prefix}:job:${jobId}:webhook`,
+    attempts: (jobId: string) => `${keys.prefix}:job:${jobId}:webhook:attempts`,
+  };
+}
+
+/**
+ * Makes the delivery record `pending` unless it exists; returns its state. The record lives as
+ * long as the job (PTTL of the job key), else for the retention time.
+ */
+const BEGIN = `
+local st = redis.call('HGET', KEYS[2], 'state')
+if st then return st end
+redis.call('HSET', KEYS[2], 'state', 'pending', 'url', ARGV[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) else redis.call('EXPIRE', KEYS[2], ARGV[2]) end
+return 'pending'`;
+
+/** Appends an attempt and sets the state, both expiring with the job. */
+const RECORD = `
+redis.call('RPUSH', KEYS[3], ARGV[1])
+redis.call('HSET', KEYS[2], 'state', ARGV[2], 'nextAttemptAt', ARGV[3], 'url', ARGV[5])
+local ttl = redis.call('PTTL', KEYS[1])
+for i = 2, 3 do
+  if ttl > 0 then redis.call('PEXPIRE', KEYS[i], ttl) else redis.call('EXPIRE', KEYS[i], ARGV[4]) end
+end
+return 1`;
+
+/** Marks a delivery `failed` if it is still pending (the queue gave up on it by itself). */
+const ABANDON = `
+if redis.call('HGET', KEYS[1], 'state') ~= 'pending' then return 0 end
+redis.call('HSET', KEYS[1], 'state', 'failed', 'nextAttemptAt', '')
+return 1`;
+
+/** Per-account signing secrets and per-job delivery records. */
+export class WebhookStore {
+  private readonly k: ReturnType<typeof webhookKeys>;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: KeySpace,
+    /** Seconds delivery records are kept when their job's own expiry is unknown. */
+    readonly retentionSeconds: number,
+  ) {
+    this.k = webhookKeys(keys);
+  }
+
+  /** The account's signing secret, made on first use (concurrent first uses agree on one). */
+  async secret(accountId: string): Promise<string> {
+    const key = this.k.secret(accountId);
+    const existing = await this.redis.get(key);
+    if (existing) return existing;
+    await this.redis.set(key, newWebhookSecret(), "NX");
+    return (await this.redis.get(key))!;
+  }
+
+  /** Replaces the account's secret; deliveries from now on are signed with the new one only. */
+  async rotateSecret(accountId: string): Promise<string> {
+    const secret = newWebhookSecret();
+    await this.redis.set(this.k.secret(accountId), secret);
+    return secret;
+  }
+
+  /** Opens the job's delivery record if it has none; returns its state (new ones are pending). */
+  async begin(jobId: string, url: string): Promise<DeliveryState> {
+    return (await this.redis.eval(
+      BEGIN, 2, this.keys.job(jobId), this.k.delivery(jobId), url, String(this.retentionSeconds),
+    )) as DeliveryState;
+  }
+
+  async state(jobId: string): Promise<DeliveryState | null> {
+    return ((await this.redis.hget(this.k.delivery(jobId), "state")) as DeliveryState | null) ?? null;
+  }
+
+  async recordAttempt(jobId: string, url: string, attempt: DeliveryAttempt, state: DeliveryState, nextAttemptAt: Date | null): Promise<void> {
+    await this.redis.eval(
+      RECORD, 3, this.keys.job(jobId), this.k.delivery(jobId), this.k.attempts(jobId),
+      JSON.stringify(attempt), state, nextAttemptAt?.toISOString() ?? "", String(this.retentionSeconds), url,
+    );
+  }
+
+  async abandon(jobId: string): Promise<boolean> {
+    return ((await this.redis.eval(ABANDON, 1, this.k.delivery(jobId))) as number) === 1;
+  }
+
+  /** The job's delivery record, or null when none was opened (no postbackUrl, not final yet, expired). */
+  async log(jobId: string): Promise<DeliveryLog | null> {
+    const [h, rows] = await Promise.all([
+      this.redis.hgetall(this.k.delivery(jobId)),
+      this.redis.lrange(this.k.attempts(jobId), 0, -1),
+    ]);
+    if (!h.state) return null;
+    return {
+      state: h.state as DeliveryState,
+      url: h.url ?? "",
+      attempts: rows.map((r) => JSON.parse(r) as DeliveryAttempt),
+      nextAttemptAt: h.nextAttemptAt || null,
+    };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Which addresses a webhook may reach. Pure (no I/O): used by the worker's agent at connect time
+// and by the API's cheap check of literal hosts at submit time, so both read one table.
+
+export type AddressKind = "metadata" | "unspecified" | "loopback" | "private" | "cgnat" | "link-local" | "reserved";
+
+/** Cloud instance-metadata endpoints: refused even where private targets are allowed. */
+const METADATA: readonly string[] = ["169.254.169.254", "169.254.170.2", "100.100.100.200", "fd00:ec2::254"];
+
+/** IANA special-purpose ranges (RFC 6890 and successors). IPv4 rules also match IPv4-mapped IPv6. */
+const RANGES: readonly [AddressKind, string, number][] = [
+  ["unspecified", "0.0.0.0", 8],
+  ["unspecified", "::", 128],
+  ["loopback", "127.0.0.0", 8],
+  ["loopback", "::1", 128],
+  ["private", "10.0.0.0", 8],
+  ["private", "172.16.0.0", 12],
+  ["private", "192.168.0.0", 16],
+  ["private", "fc00::", 7],
+  ["cgnat", "100.64.0.0", 10],
+  ["link-local", "169.254.0.0", 16],
+  ["link-local", "fe80::", 10],
+  ["reserved", "192.0.0.0", 24],
+  ["reserved", "192.0.2.0", 24],
+  ["reserved", "192.88.99.0", 24],
+  ["reserved", "198.18.0.0", 15],
+  ["reserved", "198.51.100.0", 24],
+  ["reserved", "203.0.113.0", 24],
+  ["reserved", "224.0.0.0", 4],
+  ["reserved", "240.0.0.0", 4],
+  // IPv4-compatible (deprecated), NAT64 and 6to4 embed an IPv4 address that could be private.
+  ["reserved", "::", 96],
+  ["reserved", "64:ff9b::", 96],
+  ["reserved", "64:ff9b:1::", 48],
+  ["reserved", "100::", 64],
+  ["reserved", "2001::", 23],
+  ["reserved", "2001:db8::", 32],
+  ["reserved", "2002::", 16],
+  ["reserved", "fec0::", 10],
+  ["reserved", "ff00::", 8],
+];
+
+const BLOCKS = (() => {
+  const lists = new Map<AddressKind, BlockList>();
+  const family = (a: string) => (isIP(a) === 6 ? "ipv6" : "ipv4");
+  const list = (kind: AddressKind) => lists.get(kind) ?? lists.set(kind, new BlockList()).get(kind)!;
+  for (const a of METADATA) list("metadata").addAddress(a, family(a));
+  for (const [kind, net, prefix] of RANGES) list(kind).addSubnet(net, prefix, family(net));
+  // Checked in this order, so an address gets its most specific kind.
+  const order: AddressKind[] = ["metadata", "unspecified", "loopback", "private", "cgnat", "link-local", "reserved"];
+  return order.map((kind) => [kind, list(kind)] as const);
+})();
+
+/** The special kind of an IP address, or null for an ordinary public one (or a non-IP string). */
+export function addressKind(address: string): AddressKind | null {
+  const v = isIP(address);
+  if (v === 0) return null;
+  for (const [kind, list] of BLOCKS) if (list.check(address, v === 6 ? "ipv6" : "ipv4")) return kind;
+  return null;
+}
+
+/**
+ * Why a webhook may not connect to `address`, or null when it may. With `allowPrivate`, only
+ * metadata and unspecified addresses stay refused (for tests and private deployments).
+ */
+export function refusedAddress(address: string, allowPrivate: boolean): AddressKind | null {
+  const kind = addressKind(address);
+  if (kind === null) return null;
+  if (allowPrivate && kind !== "metadata" && kind !== "unspecified") return null;
+  return kind;
+}
