@@ -1,0 +1,77 @@
+/**
+ * The reference API's response envelope (reference §2–§9), built only from the job record:
+ * `search_metadata`, `search_parameters`, `search_information`, the result blocks as the job
+ * result carries them, and the pagination blocks.
+ */
+import type { JobStatus } from "@serp/shared";
+import type { JobRecord } from "@serp/store";
+import { displayName } from "./engines.js";
+import { jsonEndpoint, paginationBlocks } from "./links.js";
+import { searchParameters, type CompatSearch } from "./params.js";
+
+const STATUS: Record<JobStatus, string> = { pending: "Queued", processing: "Processing", completed: "Success", failed: "Error" };
+
+/** ISO time → `2024-07-28 02:45:18 UTC`. */
+export function referenceTime(iso: string): string {
+  return `${new Date(iso).toISOString().slice(0, 19).replace("T", " ")} UTC`;
+}
+
+function searchMetadata(s: CompatSearch, record: JobRecord, base: string): Record<string, unknown> {
+  const { job } = record;
+  const meta: Record<string, unknown> = {
+    id: job.id,
+    status: STATUS[job.status],
+    json_endpoint: jsonEndpoint(base, job.id),
+    created_at: referenceTime(job.createdAt),
+    processed_at: job.completedAt ? referenceTime(job.completedAt) : null,
+  };
+  if (record.upstreamUrl) {
+    meta.web_url = record.upstreamUrl;
+    // The reference names the key after the engine (`google_news_url`); `web_url` is always there.
+    if (s.engine !== "web") meta[`${s.engine}_url`] = record.upstreamUrl;
+  }
+  const took = job.completedAt ? (Date.parse(job.completedAt) - Date.parse(job.createdAt)) / 1000 : 0;
+  meta.total_time_taken = Math.round(Math.max(took, 0) * 100) / 100;
+  return meta;
+}
+
+function isEmpty(value: unknown): boolean {
+  if (value === undefined || value === null) return true;
+  if (Array.isArray(value)) return value.length === 0;
+  if (typeof value === "object") return Object.values(value).every(isEmpty);
+  return false;
+}
+
+type PageInfo = { total_results?: number; time_taken_displayed?: number; query_displayed?: string };
+
+function searchInformation(s: CompatSearch, info: PageInfo | undefined, empty: boolean): Record<string, unknown> {
+  const state = empty ? "Fully empty" : "Results for exact spelling";
+  const out: Record<string, unknown> = { [s.kind.stateKey]: state };
+  if (s.kind.endpoint === "web-search") {
+    out.query_displayed = info?.query_displayed ?? s.q;
+    if (info?.total_results !== undefined) out.total_results = info.total_results;
+    if (info?.time_taken_displayed !== undefined) out.time_taken_displayed = info.time_taken_displayed;
+  }
+  if (s.page > 1) out.page_number = s.page;
+  return out;
+}
+
+/** The whole response for a search and the job that ran it (any status). */
+export function envelope(s: CompatSearch, record: JobRecord, base: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    search_metadata: searchMetadata(s, record, base),
+    search_parameters: searchParameters(s),
+  };
+  const { job } = record;
+  if (job.status === "failed") return { ...out, error: job.error ?? "The search failed." };
+  if (job.status !== "completed") return out;
+
+  const { search_parameters: _params, search_information: info, ...blocks } = (record.result ?? {}) as Record<string, unknown>;
+  const empty = isEmpty(blocks[s.kind.block]);
+  out.search_information = searchInformation(s, info as PageInfo | undefined, empty);
+  if (empty) out.error = `${displayName(s.engine)} hasn't returned any results for this query.`;
+  Object.assign(out, blocks);
+  const pages = empty ? undefined : paginationBlocks(s, base);
+  if (pages) Object.assign(out, pages);
+  return out;
+}
