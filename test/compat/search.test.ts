@@ -34,6 +34,17 @@ d("GET /search.json", () => {
   /** The stored job behind a response, as the job endpoints show it. */
   const jobOf = async (id: string) => (await stack.api.jobs.get(id))!;
 
+  test("HEAD runs no search and bills nothing", async () => {
+    const { key: own, accountId } = await stack.account(5);
+    for (const path of ["/search.json", "/search"]) {
+      const res = await api().head(path).query({ api_key: own, q: "coffee" });
+      expect(res.status).toBe(405);
+      expect(res.headers.allow).toBe("GET");
+    }
+    expect(await stack.api.accounts.get(accountId)).toMatchObject({ balance: 5, reserved: 0 });
+    expect(await stack.api.accounts.ledger(accountId)).toHaveLength(1);
+  });
+
   describe("parameter rules", () => {
     test.each([
       ["missing q", {}, "Missing query `q` parameter."],

@@ -32,6 +32,11 @@ export function compatRoutes(ctx: AppContext): Router {
     return req.accountId!;
   }
 
+  // Express answers HEAD with the GET handler; a search must never run (and bill) for a HEAD.
+  router.head(["/search", "/search.json"], (_req, res) => {
+    res.status(405).set("Allow", "GET").end();
+  });
+
   router.get(
     ["/search", "/search.json"],
     compat(async (req, res) => {
