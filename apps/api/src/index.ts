@@ -1,6 +1,9 @@
+import { createServer } from "node:http";
 import { pino } from "pino";
 import { Locations } from "@serp/upstream";
-import { loadEnv } from "./env.js";
+import { httpServerSettings, loadEnv } from "./env.js";
+import { drainable } from "./ops/http-shutdown.js";
+import { startDraining } from "./ops/readiness.js";
 import { createApiRuntime } from "./runtime.js";
 
 const env = loadEnv();
@@ -14,22 +17,41 @@ if (env.API_KEY) {
   logger.info({ accountId, created, credits: created ? env.API_KEY_CREDITS : undefined }, "API_KEY account ready");
 }
 
-const server = rt.app.listen(env.PORT, env.HOST, () => {
+const http = httpServerSettings(env);
+const server = createServer({ maxHeaderSize: http.maxHeaderSize }, rt.app);
+server.headersTimeout = http.headersTimeout;
+server.requestTimeout = http.requestTimeout;
+server.keepAliveTimeout = http.keepAliveTimeout;
+const httpDrain = drainable(server);
+server.once("error", (err) => {
+  logger.fatal({ err }, "cannot listen");
+  process.exit(1);
+});
+server.listen(env.PORT, env.HOST, () => {
   const addr = server.address();
   const port = typeof addr === "object" && addr ? addr.port : env.PORT;
   logger.info({ port }, `API listening on http://127.0.0.1:${port}`);
 });
-server.headersTimeout = 15_000;
-server.requestTimeout = Math.max(env.LIVE_DEADLINE_MS + 10_000, 30_000);
-rt.closers.add("http server", () => new Promise<void>((resolve) => server.close(() => resolve())));
+
+// A live request may wait up to the live deadline for its job: in-flight requests get that long
+// (plus a margin to settle a timed-out job) before their connections are cut.
+const drainMs = env.LIVE_DEADLINE_MS + 5_000;
+// Registered last, so closed first: queues and Redis stay open for the requests still being answered.
+rt.closers.add("http server", () => httpDrain.close(drainMs));
 
 let stopping = false;
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
   process.on(signal, async () => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, "shutting down");
-    await rt.closers.closeAll(Math.max(env.LIVE_DEADLINE_MS, 10_000), (name, err) => logger.error({ err, name }, "close failed"));
-    process.exit(0);
+    startDraining(rt.ctx);
+    logger.info({ signal, drainMs }, "shutting down: no new connections, answering requests in flight");
+    let clean = true;
+    await rt.closers.closeAll(drainMs + 5_000, (name, err) => {
+      clean = false;
+      logger.error({ err, name }, "close failed");
+    });
+    logger.info({ clean }, "stopped");
+    process.exit(clean ? 0 : 1);
   });
 }

@@ -16,6 +16,8 @@ const schema = z.object({
   /** Jobs in flight per queue in this process (each mostly waits on the upstream). */
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(16),
   JOB_RETENTION_SECONDS: z.coerce.number().int().min(1).default(7 * 24 * 3600),
+  /** A job's lock without renewal: after a worker dies, its jobs are taken again after about this long. */
+  WORKER_LOCK_MS: z.coerce.number().int().min(1_000).max(600_000).default(15_000),
   UPSTREAM_BASE_URL: z.string().url().optional(),
   /** Comma-separated http(s) proxy URLs, rotated. */
   UPSTREAM_PROXIES: z.string().optional().transform((s) => (s ? s.split(",").map((p) => p.trim()).filter(Boolean) : [])),

@@ -1,35 +1,90 @@
+import type { Worker } from "bullmq";
 import { pino } from "pino";
-import { createUpstream } from "@serp/upstream";
-import { loadEnv } from "./env.js";
-import { createWorkerRuntime } from "./runtime.js";
+import { createMetrics } from "@serp/metrics";
+import { createUpstream, upstreamOptionsFromEnv } from "@serp/upstream";
+import { drainWorkers, loadDrainSettings, trackJobsInFlight } from "./drain.js";
+import { loadEnv, webhookOptions } from "./env.js";
+import { startHealthServer, workerReadiness, type HealthServer } from "./health.js";
+import { createWorkerRuntime, type WorkerRuntime } from "./runtime.js";
 
 const env = loadEnv();
-const logger = pino({ level: env.LOG_LEVEL, base: { app: "worker" } });
+const { WORKER_SHUTDOWN_TIMEOUT_MS } = loadDrainSettings();
+const logger = pino({ level: env.LOG_LEVEL, base: { app: "worker", queues: env.WORKER_QUEUES.join(",") } });
+const metrics = createMetrics("worker");
+// The worker schema owns the common upstream settings; the rest (tries, body size) come from the
+// upstream package's own reader.
+const { maxTries, maxBodyBytes } = upstreamOptionsFromEnv(process.env);
 const upstream = createUpstream({
   baseUrl: env.UPSTREAM_BASE_URL,
   proxies: env.UPSTREAM_PROXIES,
   timeoutMs: env.UPSTREAM_TIMEOUT_MS,
   geotargetsDir: env.GEOTARGETS_DIR,
+  maxTries,
+  maxBodyBytes,
 });
+
+/** Set once the workers run: the runtime, the BullMQ workers to drain, and their jobs in flight. */
+let running: { rt: WorkerRuntime; workers: Worker[]; inFlight: ReturnType<typeof trackJobsInFlight> } | undefined;
+let stopping = false;
+// Up before Redis is reached, so liveness answers while the workers wait for Redis at boot.
+const health: HealthServer | undefined =
+  env.HEALTH_PORT === undefined
+    ? undefined
+    : await startHealthServer({
+        port: env.HEALTH_PORT,
+        registry: metrics.registry,
+        logger,
+        ready: async () => {
+          if (stopping) return "shutting down";
+          if (!running) return "starting";
+          return workerReadiness(running.rt.store, running.workers);
+        },
+      });
+
+for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => void stop(signal));
+
 const rt = await createWorkerRuntime({
   redisUrl: env.REDIS_URL,
   prefix: env.SERP_PREFIX,
   queues: env.WORKER_QUEUES,
   concurrency: env.WORKER_CONCURRENCY,
   retentionSeconds: env.JOB_RETENTION_SECONDS,
+  lockDurationMs: env.WORKER_LOCK_MS,
   scraper: upstream,
   logger,
+  metrics,
+  webhooks: webhookOptions(env),
 });
-rt.closers.add("upstream", () => upstream.close());
-logger.info({ queues: env.WORKER_QUEUES, concurrency: env.WORKER_CONCURRENCY, upstream: env.UPSTREAM_BASE_URL ?? "real hosts" }, "workers ready");
+// Scrape workers and, when this process serves it, the webhook delivery worker.
+const workers = rt.webhooks?.worker ? [...rt.workers, rt.webhooks.worker] : rt.workers;
+running = { rt, workers, inFlight: trackJobsInFlight(workers) };
+logger.info({ concurrency: env.WORKER_CONCURRENCY, upstream: env.UPSTREAM_BASE_URL ?? "real hosts" }, "workers ready");
 
-let stopping = false;
-for (const signal of ["SIGTERM", "SIGINT"] as const) {
-  process.on(signal, async () => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, "finishing jobs in flight, then stopping");
-    await rt.closers.closeAll(30_000, (name, err) => logger.error({ err, name }, "close failed"));
+async function stop(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  if (!running) {
+    // Signalled while still waiting for Redis at boot: no job taken, nothing to finish.
+    logger.info({ signal }, "stopping before the workers started");
     process.exit(0);
+  }
+  const { rt, workers, inFlight } = running;
+  logger.info({ signal, deadlineMs: WORKER_SHUTDOWN_TIMEOUT_MS }, "finishing jobs in flight, then stopping");
+  const drained = await drainWorkers(workers, inFlight, WORKER_SHUTDOWN_TIMEOUT_MS, logger);
+  if (!drained.finished) {
+    // The jobs still running belong to other workers now; their processors die with this process.
+    logger.warn({ handedBack: drained.handedBack, notHandedBack: drained.notHandedBack }, "deadline passed: jobs in flight handed back");
+    await health?.close();
+    process.exit(0);
+  }
+  let clean = true;
+  await rt.closers.closeAll(5_000, (name, err) => {
+    clean = false;
+    logger.error({ err, name }, "close failed");
   });
+  // Closed after the workers: a job finishing during the drain still needs the upstream.
+  upstream.close();
+  await health?.close();
+  logger.info({ clean }, "stopped");
+  process.exit(clean ? 0 : 1);
 }

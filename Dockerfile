@@ -1,0 +1,73 @@
+# syntax=docker/dockerfile:1.7
+#
+# One small production image for the API, the workers and the operators' CLI; the command picks
+# which runs (docker-compose.yml sets it per service):
+#   node --enable-source-maps dist/api.mjs      the HTTP API (port 3000)
+#   node --enable-source-maps dist/worker.mjs   BullMQ workers (WORKER_QUEUES; health on HEALTH_PORT)
+#   node dist/cli.mjs help                       accounts, keys and credits
+#
+# Why bundle: the workspace packages export their TypeScript source, and Node 20 cannot run it.
+# Rather than ship a TypeScript loader (tsx, esbuild) and the dev toolchain to production, esbuild
+# turns each app and the workspace code it imports into one ESM file. Third-party packages are
+# NOT bundled (some read their own files at run time: bull-board's UI, swagger-ui's assets); they
+# come from a production-only install with a flat (hoisted) node_modules, so the bundles in dist/
+# resolve them the way plain Node does.
+
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# --- pnpm, pinned to the version in package.json "packageManager" -------------------------------
+FROM ${NODE_IMAGE} AS pnpm
+ENV CI=true
+RUN npm install --global pnpm@10.34.8 && npm cache clean --force
+WORKDIR /app
+
+# --- the package store, filled from the lockfile alone (cached until pnpm-lock.yaml changes) ----
+FROM pnpm AS fetch
+COPY pnpm-lock.yaml pnpm-workspace.yaml ./
+RUN pnpm fetch
+
+# --- full install and the bundles ----------------------------------------------------------------
+FROM fetch AS build
+COPY . .
+RUN pnpm install --frozen-lockfile --offline --config.node-linker=hoisted
+RUN node --input-type=module <<'EOF'
+import { build } from "esbuild";
+await build({
+  entryPoints: { api: "apps/api/src/index.ts", worker: "apps/worker/src/index.ts", cli: "apps/cli/src/main.ts" },
+  outdir: "dist",
+  outExtension: { ".js": ".mjs" },
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  sourcemap: true,
+  logLevel: "info",
+  plugins: [{
+    // Workspace packages (@serp/*) are bundled from source; every other package stays external.
+    name: "third-party-external",
+    setup(b) {
+      b.onResolve({ filter: /^[^./]/ }, (a) => (a.path.startsWith("@serp/") ? undefined : { path: a.path, external: true }));
+    },
+  }],
+});
+EOF
+
+# --- production dependencies only, flat -----------------------------------------------------------
+FROM fetch AS prod-deps
+COPY . .
+# TypeScript arrives only as an optional peer of valibot (via bull-board), for types: 23 MB unused at run time.
+RUN pnpm install --frozen-lockfile --offline --prod --ignore-scripts --config.node-linker=hoisted \
+ && rm -rf node_modules/typescript
+
+# --- the image that runs -------------------------------------------------------------------------
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+# Owned by root and read-only to the process: the service never writes its own code or modules.
+COPY --from=prod-deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+# The unprivileged user the official Node images ship (uid 1000).
+USER node
+EXPOSE 3000 9100
+STOPSIGNAL SIGTERM
+CMD ["node", "--enable-source-maps", "dist/api.mjs"]

@@ -1,0 +1,142 @@
+/**
+ * docker-compose.yml and the Dockerfile, checked structurally (no Docker engine runs here): Redis
+ * persistence flags, health checks, the queue split into separately scaled worker pools, shutdown
+ * grace periods that cover the apps' own deadlines, and a small non-root production image.
+ * When the docker compose plugin is installed, `docker compose config -q` must accept the file too.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import yaml from "yaml";
+import { ROOT } from "./support.js";
+
+const d = describe;
+
+interface Service {
+  image?: string;
+  build?: unknown;
+  command?: string[];
+  environment?: Record<string, string>;
+  env_file?: unknown;
+  ports?: string[];
+  depends_on?: Record<string, { condition: string }>;
+  healthcheck?: { test: string[]; interval?: string };
+  deploy?: { replicas?: number };
+  stop_grace_period?: string;
+  volumes?: string[];
+  container_name?: string;
+}
+
+const seconds = (s: string | undefined) => {
+  const m = s?.match(/^(\d+)s$/);
+  return m ? Number(m[1]) : NaN;
+};
+
+d("docker-compose.yml", () => {
+  const file = yaml?.parse(readFileSync(join(ROOT, "docker-compose.yml"), "utf8"), { merge: true }) as {
+    services: Record<string, Service>;
+    volumes: Record<string, unknown>;
+  };
+  const { services } = file;
+  const workers = ["worker-live", "worker-fast", "worker-regular"] as const;
+
+  test("declares redis, the API and one worker pool per queue", () => {
+    expect(Object.keys(services).sort()).toEqual(["api", "redis", ...workers].sort());
+  });
+
+  test("redis: redis 7 with append-only persistence fsynced every second, no eviction, a volume and a ping health check", () => {
+    const redis = services.redis!;
+    expect(redis.image).toBe("redis:7-alpine");
+    const cmd = redis.command!.join(" ");
+    expect(cmd).toMatch(/--appendonly yes/);
+    expect(cmd).toMatch(/--appendfsync everysec/);
+    expect(cmd).toMatch(/--maxmemory-policy noeviction/);
+    expect(redis.volumes).toEqual(["redis-data:/data"]);
+    expect(file.volumes).toHaveProperty("redis-data");
+    expect(redis.healthcheck!.test).toEqual(["CMD", "redis-cli", "ping"]);
+  });
+
+  test("api: waits for a healthy Redis, publishes 3000, checks /readyz, and reads settings from .env", () => {
+    const api = services.api!;
+    expect(api.depends_on).toEqual({ redis: { condition: "service_healthy" } });
+    expect(api.ports).toEqual(["3000:3000"]);
+    expect(api.environment).toMatchObject({ REDIS_URL: "redis://redis:6379", PORT: "3000" });
+    expect(api.healthcheck!.test.join(" ")).toContain("http://127.0.0.1:3000/readyz");
+    expect(api.command).toEqual(["node", "--enable-source-maps", "dist/api.mjs"]);
+    expect(api.env_file).toEqual([{ path: ".env", required: false }]);
+  });
+
+  test.each(workers)("%s: serves its own queue, scales with replicas, and checks its health server", (name) => {
+    const w = services[name]!;
+    expect(w.environment).toMatchObject({ WORKER_QUEUES: name.replace("worker-", ""), REDIS_URL: "redis://redis:6379", HEALTH_PORT: "9100" });
+    expect(w.command).toEqual(["node", "--enable-source-maps", "dist/worker.mjs"]);
+    expect(w.deploy!.replicas).toBeGreaterThanOrEqual(1);
+    // Scaling needs generated container names and no host port per replica.
+    expect(w.container_name).toBeUndefined();
+    expect(w.ports).toBeUndefined();
+    expect(w.depends_on).toEqual({ redis: { condition: "service_healthy" } });
+    expect(w.healthcheck!.test.join(" ")).toContain("http://127.0.0.1:9100/readyz");
+    expect(w.env_file).toEqual([{ path: ".env", required: false }]);
+    expect(w.image).toBe(services.api!.image);
+  });
+
+  test("stop grace periods outlast the apps' own shutdown deadlines", () => {
+    // API: live deadline (60 s by default) + 5 s to answer requests in flight.
+    expect(seconds(services.api!.stop_grace_period)).toBeGreaterThan(65);
+    for (const name of workers) {
+      const w = services[name]!;
+      const shutdownMs = Number(String(w.environment!.WORKER_SHUTDOWN_TIMEOUT_MS).match(/(\d+)\}?$/)![1]);
+      expect(seconds(w.stop_grace_period) * 1000).toBeGreaterThan(shutdownMs + 5_000);
+    }
+  });
+
+  const compose = spawnSync("docker", ["compose", "version"], { encoding: "utf8" });
+  const t = compose.status === 0 ? test : test.skip;
+  if (compose.status !== 0) console.warn("compose: the docker compose plugin is not installed; `docker compose config -q` not run");
+  t("docker compose config accepts the file", () => {
+    const r = spawnSync("docker", ["compose", "-f", join(ROOT, "docker-compose.yml"), "config", "-q"], { cwd: ROOT, encoding: "utf8" });
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+  });
+});
+
+describe("Dockerfile", () => {
+  const text = readFileSync(join(ROOT, "Dockerfile"), "utf8");
+  const stages = text.split(/^FROM /m).slice(1);
+  const runtime = stages.at(-1)!;
+  const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { packageManager: string };
+
+  test("is multi-stage, and the image that runs is a slim Node 20 with the bundles and production dependencies only", () => {
+    expect(stages.length).toBeGreaterThanOrEqual(3);
+    expect(text).toMatch(/^ARG NODE_IMAGE=node:20-(bookworm-)?slim$/m);
+    expect(runtime).toMatch(/^\$\{NODE_IMAGE\} AS runtime/);
+    expect(runtime).toContain("COPY --from=prod-deps /app/node_modules ./node_modules");
+    expect(runtime).toContain("COPY --from=build /app/dist ./dist");
+    expect(runtime).not.toMatch(/COPY \. /);
+  });
+
+  test("runs as a non-root user", () => {
+    expect(runtime).toMatch(/^USER node$/m);
+  });
+
+  test("installs with the repository's pnpm version from the lockfile, production dependencies apart", () => {
+    expect(text).toContain(`pnpm@${pkg.packageManager.replace("pnpm@", "")}`);
+    const installs = text.match(/pnpm install [^\n]+/g) ?? [];
+    expect(installs.length).toBeGreaterThanOrEqual(2);
+    for (const line of installs) expect(line).toContain("--frozen-lockfile");
+    expect(installs.some((l) => l.includes("--prod"))).toBe(true);
+  });
+
+  test("bundles each app entry point that compose and the CLI run", () => {
+    for (const entry of ["apps/api/src/index.ts", "apps/worker/src/index.ts", "apps/cli/src/main.ts"]) {
+      expect(text).toContain(entry);
+      expect(existsSync(join(ROOT, entry))).toBe(true);
+    }
+    expect(runtime).toContain('CMD ["node", "--enable-source-maps", "dist/api.mjs"]');
+  });
+
+  test(".dockerignore keeps local dependencies, secrets and git out of the build context", () => {
+    const ignore = readFileSync(join(ROOT, ".dockerignore"), "utf8").split("\n").map((l) => l.trim());
+    for (const entry of ["**/node_modules", ".env", ".git", ".redis-data"]) expect(ignore).toContain(entry);
+  });
+});

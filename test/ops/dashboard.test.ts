@@ -1,0 +1,93 @@
+/**
+ * The operators' queue dashboard at /admin/queues: absent without ADMIN_TOKEN (404), and behind it
+ * when set (401 without or with a wrong token, 200 with the right one, by Bearer or basic auth).
+ */
+import request from "supertest";
+import { loadOpsSettings } from "../../apps/api/src/ops/settings.js";
+import { startStack, type Stack } from "../support/stack.js";
+
+const TOKEN = "adm_0123456789abcdef0123456789";
+const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
+
+/** Builds a stack while ADMIN_TOKEN holds `token` (the ops module reads it when the app is built). */
+async function stackWithAdminToken(token: string | undefined): Promise<Stack> {
+  const saved = process.env.ADMIN_TOKEN;
+  if (token === undefined) delete process.env.ADMIN_TOKEN;
+  else process.env.ADMIN_TOKEN = token;
+  try {
+    return await startStack({ workerQueues: [] });
+  } finally {
+    if (saved === undefined) delete process.env.ADMIN_TOKEN;
+    else process.env.ADMIN_TOKEN = saved;
+  }
+}
+
+describe("queue dashboard without ADMIN_TOKEN", () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await stackWithAdminToken(undefined);
+  });
+  afterAll(() => stack.close());
+
+  test.each(["/admin/queues", "/admin/queues/api/queues"])("%s answers 404, even with a token", async (path) => {
+    const res = await request(stack.api.app).get(path).set("Authorization", `Bearer ${TOKEN}`);
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe("not_found");
+  });
+});
+
+describe("queue dashboard with ADMIN_TOKEN", () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await stackWithAdminToken(TOKEN);
+  });
+  afterAll(() => stack.close());
+
+  test.each([
+    ["no credentials", undefined],
+    ["a wrong bearer token", "Bearer adm_wrong_wrong_wrong_wrong_wrong"],
+    ["the token with a suffix", `Bearer ${TOKEN}x`],
+    ["a wrong basic password", basic("admin", "not-the-token-at-all")],
+    ["the token as basic user name", basic(TOKEN, "")],
+    ["an API key", "Bearer sk_live_00000000000000000000000000000000"],
+  ])("answers 401 with %s, asking browsers for basic auth", async (_why, header) => {
+    let r = request(stack.api.app).get("/admin/queues");
+    if (header) r = r.set("Authorization", header);
+    const res = await r;
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe("unauthorized");
+    expect(res.headers["www-authenticate"]).toMatch(/^Basic realm=/);
+  });
+
+  test("answers 200 with the dashboard page for the right Bearer token", async () => {
+    const res = await request(stack.api.app).get("/admin/queues").set("Authorization", `Bearer ${TOKEN}`);
+    expect(res.status).toBe(200);
+    expect(res.headers["content-type"]).toMatch(/text\/html/);
+    expect(res.text).toContain("/admin/queues");
+  });
+
+  test("answers 200 for the right token as basic auth password, and lists the three queues read-only", async () => {
+    const res = await request(stack.api.app).get("/admin/queues/api/queues").set("Authorization", basic("ops", TOKEN));
+    expect(res.status).toBe(200);
+    const queues = (res.body.queues as { name: string; readOnlyMode: boolean }[]).map((q) => [q.name, q.readOnlyMode]);
+    expect(queues.sort()).toEqual([["fast", true], ["live", true], ["regular", true]]);
+  });
+
+  test("a read-only dashboard refuses to empty a queue", async () => {
+    const res = await request(stack.api.app).put("/admin/queues/api/queues/fast/empty").set("Authorization", `Bearer ${TOKEN}`);
+    expect(res.status).toBe(405);
+  });
+});
+
+describe("ADMIN_TOKEN setting", () => {
+  test("a token shorter than 16 characters is refused (the API stops at boot)", () => {
+    expect(() => loadOpsSettings({ ADMIN_TOKEN: "short" })).toThrow(/ADMIN_TOKEN must be at least 16 characters/);
+  });
+
+  test("an empty or blank token counts as unset", () => {
+    expect(loadOpsSettings({ ADMIN_TOKEN: "" }).ADMIN_TOKEN).toBeUndefined();
+    expect(loadOpsSettings({ ADMIN_TOKEN: "   " }).ADMIN_TOKEN).toBeUndefined();
+    expect(loadOpsSettings({}).ADMIN_TOKEN).toBeUndefined();
+    expect(loadOpsSettings({ ADMIN_TOKEN: TOKEN }).ADMIN_TOKEN).toBe(TOKEN);
+  });
+});

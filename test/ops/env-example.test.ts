@@ -1,0 +1,110 @@
+/**
+ * .env.example lists every setting the apps read, each with a comment. The list is derived from the
+ * code, so a setting someone adds without documenting it fails here:
+ * - the keys of the API and worker env schemas (and any other `NAME: z.…` env schema in app code),
+ * - the upstream settings read by packages/upstream's upstreamOptionsFromEnv,
+ * - names read directly as `process.env.NAME`.
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { loadEnv as loadApiEnv } from "@serp/api/env";
+import { loadEnv as loadWorkerEnv } from "../../apps/worker/src/env.js";
+import { ROOT } from "./support.js";
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return name === "node_modules" || name === "test" ? [] : sourceFiles(path);
+    return path.endsWith(".ts") && !path.endsWith(".test.ts") ? [path] : [];
+  });
+}
+
+/** Upper-case keys declared with a Zod type (`NAME: z.…`, or a helper such as `NAME: count(…)` inside a schema object). */
+function schemaKeys(source: string): string[] {
+  const keys = new Set<string>();
+  for (const block of source.matchAll(/z\.(?:strictObject|object)\(\{([\s\S]*?)\n\}\)/g)) {
+    for (const m of block[1]!.matchAll(/^\s+([A-Z][A-Z0-9_]+)\s*:/gm)) keys.add(m[1]!);
+  }
+  for (const m of source.matchAll(/^\s+([A-Z][A-Z0-9_]+)\s*:\s*z\./gm)) keys.add(m[1]!);
+  return [...keys];
+}
+
+function directReads(source: string): string[] {
+  return [...source.matchAll(/process\.env(?:\.([A-Z][A-Z0-9_]+)|\[\s*["']([A-Z][A-Z0-9_]+)["']\s*\])/g)].map((m) => (m[1] ?? m[2])!);
+}
+
+/** Settings read by the apps at run time: app code under apps/*\/src plus the packages they use. */
+function settingsReadByCode(): Map<string, string> {
+  const found = new Map<string, string>();
+  const note = (name: string, file: string) => {
+    if (!found.has(name)) found.set(name, relative(ROOT, file));
+  };
+  const appFiles = readdirSync(join(ROOT, "apps")).flatMap((app) => sourceFiles(join(ROOT, "apps", app, "src")));
+  // The replay server is a test and demo tool, not part of a deployment.
+  const packageFiles = readdirSync(join(ROOT, "packages"))
+    .filter((p) => p !== "replay")
+    .flatMap((p) => sourceFiles(join(ROOT, "packages", p, "src")));
+  for (const file of [...appFiles, ...packageFiles]) {
+    const source = readFileSync(file, "utf8");
+    for (const name of [...schemaKeys(source), ...directReads(source)]) note(name, file);
+  }
+  const upstreamConfig = join(ROOT, "packages/upstream/src/config.ts");
+  for (const m of readFileSync(upstreamConfig, "utf8").matchAll(/\b(?:str|int)\("([A-Z][A-Z0-9_]+)"\)/g)) note(m[1]!, upstreamConfig);
+  return found;
+}
+
+/** Each documented setting: `NAME=value` or `# NAME=value`, with the comment lines just above it. */
+function documented(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  let comment: string[] = [];
+  for (const line of text.split("\n")) {
+    const setting = line.match(/^#?\s?([A-Z][A-Z0-9_]+)=/);
+    if (setting) {
+      out.set(setting[1]!, comment.join(" "));
+      comment = [];
+      continue;
+    }
+    if (line.startsWith("#")) comment.push(line.replace(/^#\s?/, ""));
+    else comment = [];
+  }
+  return out;
+}
+
+const example = readFileSync(join(ROOT, ".env.example"), "utf8");
+const listed = documented(example);
+const read = settingsReadByCode();
+
+describe(".env.example", () => {
+  test("the source scan finds the settings the env schemas are known to parse (the scan itself works)", () => {
+    for (const key of [...Object.keys(loadApiEnv({})), ...Object.keys(loadWorkerEnv({}))]) expect(read.has(key)).toBe(true);
+    for (const key of ["UPSTREAM_MAX_TRIES", "UPSTREAM_MAX_BODY_BYTES", "ADMIN_TOKEN", "WORKER_SHUTDOWN_TIMEOUT_MS", "GEOTARGETS_DIR"]) {
+      expect(read.has(key)).toBe(true);
+    }
+  });
+
+  test("lists every setting the apps read", () => {
+    const missing = [...read].filter(([name]) => !listed.has(name)).map(([name, file]) => `${name} (read in ${file})`);
+    expect(missing).toEqual([]);
+  });
+
+  test("explains each setting in a comment", () => {
+    const bare = [...listed].filter(([, comment]) => comment.trim().length < 10).map(([name]) => name);
+    expect(bare).toEqual([]);
+  });
+
+  test("lists only settings something reads (no stale names)", () => {
+    const stale = [...listed.keys()].filter((name) => !read.has(name));
+    expect(stale).toEqual([]);
+  });
+
+  test("copied as is to .env, it is a valid configuration for the API and the worker", () => {
+    const active = Object.fromEntries(
+      example.split("\n").flatMap((line) => {
+        const m = line.match(/^([A-Z][A-Z0-9_]+)=(.*)$/);
+        return m ? [[m[1]!, m[2]!]] : [];
+      }),
+    );
+    expect(() => loadApiEnv(active)).not.toThrow();
+    expect(() => loadWorkerEnv(active)).not.toThrow();
+  });
+});

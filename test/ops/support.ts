@@ -1,0 +1,174 @@
+/**
+ * Helpers for the operations tests: a redis-server of the test's own (so it can be stopped and
+ * started again), and the real API and worker processes, spawned as `npm start` runs them.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+
+export function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const s = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => ok(port));
+    });
+    s.on("error", fail);
+  });
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Thrown by a check to stop waiting at once (e.g. the process being waited on has exited). */
+export class StopWaiting extends Error {}
+
+/** Polls `check` until it returns something other than undefined/false, or throws at the timeout. */
+export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 10_000, everyMs = 100): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false) return value as T;
+    } catch (err) {
+      if (err instanceof StopWaiting) throw err;
+      last = err;
+    }
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${String(last)})` : ""}`);
+    await sleep(everyMs);
+  }
+}
+
+/** Answers the HTTP status (0 when the connection is refused). */
+export async function statusOf(url: string): Promise<number> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(3_000) });
+    await res.arrayBuffer();
+    return res.status;
+  } catch {
+    return 0;
+  }
+}
+
+export interface OwnRedis {
+  url: string;
+  port: number;
+  /** SIGTERM, and wait until it has exited. */
+  stop(): Promise<void>;
+  /** Starts again on the same port and data directory. */
+  start(): Promise<void>;
+  /** Stops it and removes its data. */
+  destroy(): Promise<void>;
+}
+
+/** A private redis-server child (append-only on, as in production), on a free port and a temp dir. */
+export async function startOwnRedis(): Promise<OwnRedis> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), "serp-ops-redis-"));
+  let child: ChildProcess | undefined;
+  const ping = () =>
+    new Promise<boolean>((ok) => {
+      const sock = net.connect(port, "127.0.0.1");
+      sock.setTimeout(500);
+      sock.on("connect", () => sock.write("PING\r\n"));
+      sock.on("data", (d) => {
+        ok(d.toString().startsWith("+PONG"));
+        sock.destroy();
+      });
+      sock.on("error", () => ok(false));
+      sock.on("timeout", () => {
+        sock.destroy();
+        ok(false);
+      });
+    });
+  const start = async () => {
+    child = spawn(
+      "redis-server",
+      ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "yes", "--appendfsync", "everysec",
+        "--maxmemory-policy", "noeviction", "--logfile", join(dir, "redis.log")],
+      { stdio: "ignore" },
+    );
+    await waitFor("redis-server to answer", () => ping(), 10_000, 50);
+  };
+  const stop = async () => {
+    const c = child;
+    child = undefined;
+    if (!c || c.exitCode !== null) return;
+    const exited = new Promise((r) => c.once("exit", r));
+    c.kill("SIGTERM");
+    await exited;
+  };
+  await start();
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    stop,
+    start,
+    async destroy() {
+      await stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  /** Every log line so far (pino JSON, parsed when possible). */
+  logs: Record<string, unknown>[];
+  output(): string;
+  waitForLog(what: string, match: (line: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+  /** Resolves with the exit code (or signal) once the process has exited. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Kills it with SIGKILL if it is still running (test clean-up). */
+  kill(): Promise<void>;
+}
+
+/** Spawns `node --import tsx apps/<app>/src/index.ts` with the given environment, as `npm start` does. */
+export function spawnService(app: "api" | "worker", env: Record<string, string>): ServiceProcess {
+  const child = spawn(process.execPath, ["--import", "tsx", `apps/${app}/src/index.ts`], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", LOG_LEVEL: "info", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const logs: Record<string, unknown>[] = [];
+  let raw = "";
+  let partial = "";
+  const onData = (chunk: Buffer) => {
+    raw += chunk.toString();
+    partial += chunk.toString();
+    const lines = partial.split("\n");
+    partial = lines.pop() ?? "";
+    for (const line of lines) {
+      if (!line.trim()) continue;
+      try {
+        logs.push(JSON.parse(line) as Record<string, unknown>);
+      } catch {
+        logs.push({ msg: line });
+      }
+    }
+  };
+  child.stdout!.on("data", onData);
+  child.stderr!.on("data", onData);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once("exit", (code, signal) => r({ code, signal })));
+  return {
+    child,
+    logs,
+    output: () => raw,
+    waitForLog: (what, match, timeoutMs = 15_000) =>
+      waitFor(what, () => {
+        if (child.exitCode !== null) throw new StopWaiting(`${app} exited (${child.exitCode}):\n${raw.slice(-3_000)}`);
+        return logs.find(match);
+      }, timeoutMs, 50),
+    exited,
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill("SIGKILL");
+        await exited;
+      }
+    },
+  };
+}
