@@ -7,6 +7,7 @@ import {
   creditsFor,
   type BlocksByEndpoint,
   type Endpoint,
+  type Job,
   type JobParams,
 } from "@serp/shared";
 import type { Metrics } from "@serp/metrics";
@@ -47,8 +48,11 @@ export interface ProcessorDeps {
    * redelivered job arrives), so follow-up work such as webhook delivery is enqueued even after
    * a crash between settling and enqueueing. Must be idempotent.
    */
-  onFinal?: (jobId: string) => Promise<void>;
+  onFinal?: (jobId: string, known?: KnownJob) => Promise<void>;
 }
+
+/** What the processor already knows of a job, so a hook can skip reading the record again. */
+export type KnownJob = Pick<Job, "queue" | "postbackUrl">;
 
 /**
  * Runs one scrape job: pending → processing → completed | failed, settling credits exactly once
@@ -61,7 +65,7 @@ export function createProcessor({ jobs, scraper, logger, metrics, onFinal }: Pro
     const record = await jobs.get(jobId);
     if (!record || FINAL_STATUSES.includes(record.job.status)) {
       log.info({ status: record?.job.status ?? "gone" }, "job already final or expired; skipped");
-      if (record) await onFinal?.(jobId);
+      if (record) await onFinal?.(jobId, record.job);
       return;
     }
     if (!(await jobs.start(jobId, bullJob.attemptsMade + 1))) return;
@@ -82,7 +86,7 @@ export function createProcessor({ jobs, scraper, logger, metrics, onFinal }: Pro
         metrics?.jobLatency.observe(labels, latencyMs / 1000);
         if (status === "completed") metrics?.creditsCharged.inc({ endpoint }, credits);
       }
-      await onFinal?.(jobId);
+      await onFinal?.(jobId, record.job);
       return changed;
     };
 

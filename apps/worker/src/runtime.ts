@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import type { Metrics } from "@serp/metrics";
 import { Closers, JOB_ERRORS, type QueueName } from "@serp/shared";
 import { JobStore, createRedis, keySpace, waitReady } from "@serp/store";
-import { RetryLater, createProcessor, type Scraper } from "./processor.js";
+import { RetryLater, createProcessor, type KnownJob, type Scraper } from "./processor.js";
 import { startWebhooks, type WebhookOptions } from "./webhooks/index.js";
 
 export type { WebhookOptions };
@@ -20,7 +20,7 @@ export interface WorkerRuntimeOptions {
   lockDurationMs?: number;
   metrics?: Metrics;
   /** More follow-up when a job is final, after the webhook enqueue; see ProcessorDeps.onFinal. */
-  onFinal?: (jobId: string) => Promise<void>;
+  onFinal?: (jobId: string, known?: KnownJob) => Promise<void>;
   /**
    * Webhook delivery (on by default): final jobs with a postbackUrl are enqueued on the webhooks
    * queue, and this process serves it unless `serve: false`. `false` turns both off.
@@ -52,9 +52,9 @@ export async function createWorkerRuntime(o: WorkerRuntimeOptions) {
           { store, connection, keys, jobs, retentionSeconds: o.retentionSeconds, logger: o.logger, metrics: o.metrics, closers },
           o.webhooks,
         );
-  const onFinal = async (jobId: string) => {
-    await webhooks?.enqueue(jobId);
-    await o.onFinal?.(jobId);
+  const onFinal = async (jobId: string, known?: KnownJob) => {
+    await webhooks?.enqueue(jobId, known);
+    await o.onFinal?.(jobId, known);
   };
   const processor = createProcessor({ jobs, scraper: o.scraper, logger: o.logger, metrics: o.metrics, onFinal });
   const lockDuration = o.lockDurationMs ?? 15_000;

@@ -153,6 +153,11 @@ export class JobStore {
     return ({ 1: "created", 0: "insufficient_credits", [-1]: "no_account", [-2]: "concurrency_limited" } as const)[r as 1 | 0 | -1 | -2];
   }
 
+  /** Only the status (null for an unknown or expired job): cheap enough to poll. */
+  async status(id: string): Promise<JobStatus | null> {
+    return ((await this.redis.hget(this.keys.job(id), "status")) as JobStatus | null) ?? null;
+  }
+
   async get(id: string): Promise<JobRecord | null> {
     const h = await this.redis.hgetall(this.keys.job(id));
     if (!h.id) return null;

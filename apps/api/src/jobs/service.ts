@@ -11,6 +11,7 @@ import {
   type Country,
   type Job,
   type JobResponse,
+  type JobStatus,
   type QueueName,
 } from "@serp/shared";
 import { QUEUE_CATALOG, type JobRecord, type JobStore } from "@serp/store";
@@ -75,7 +76,7 @@ export class JobService {
 
     const wait =
       req.queue === "live"
-        ? this.deps.waiter.wait(id, this.deps.liveDeadlineMs, async () => isFinal(await this.deps.jobs.get(id)))
+        ? this.deps.waiter.wait(id, this.deps.liveDeadlineMs, async () => isFinal(await this.deps.jobs.status(id)))
         : undefined;
     try {
       const spec = QUEUE_CATALOG[req.queue];
@@ -125,6 +126,6 @@ export class JobService {
   }
 }
 
-function isFinal(record: JobRecord | null): boolean {
-  return !record || FINAL_STATUSES.includes(record.job.status);
+function isFinal(status: JobStatus | null): boolean {
+  return !status || FINAL_STATUSES.includes(status);
 }

@@ -1,6 +1,6 @@
 import type { Queue } from "bullmq";
 import type { JobsOptions } from "bullmq";
-import { FINAL_STATUSES } from "@serp/shared";
+import { FINAL_STATUSES, type Job } from "@serp/shared";
 import { WEBHOOK_QUEUE, type JobStore, type WebhookStore } from "@serp/store";
 
 /**
@@ -11,7 +11,9 @@ import { WEBHOOK_QUEUE, type JobStore, type WebhookStore } from "@serp/store";
  * thrown, so the scrape job is retried rather than its webhook lost.
  */
 export function createWebhookEnqueuer(deps: { jobs: JobStore; webhooks: WebhookStore; queue: Queue; jobOptions: JobsOptions }) {
-  return async (jobId: string): Promise<void> => {
+  return async (jobId: string, known?: Pick<Job, "queue" | "postbackUrl">): Promise<void> => {
+    // Most jobs have no webhook: when the caller knows that, skip reading the record.
+    if (known && (!known.postbackUrl || known.queue === "live")) return;
     const record = await deps.jobs.get(jobId);
     if (!record?.job.postbackUrl || record.job.queue === "live" || !FINAL_STATUSES.includes(record.job.status)) return;
     if ((await deps.webhooks.begin(jobId, record.job.postbackUrl)) !== "pending") return;
