@@ -2,6 +2,10 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { Redis } from "ioredis";
 import { API_KEY_PATTERN, newAccountId, newApiKey } from "@serp/shared";
 import type { KeySpace } from "./keys.js";
+import { LIMIT_FIELDS, overridesFromHash, validateLimitChange, type LimitOverrides, type LimitOverridesChange } from "./limits.js";
+
+// Limits are stored with the account; their types and defaults come with it.
+export * from "./limits.js";
 
 export interface Account {
   id: string;
@@ -9,8 +13,10 @@ export interface Account {
   createdAt: string;
   /** Credits bought minus credits charged. */
   balance: number;
-  /** Credits held by jobs not yet final. */
+  /** Credits held by jobs not yet final: one per job pending or processing. */
   reserved: number;
+  /** Limits an operator set for this account (absent ones follow the deployment defaults). */
+  limits: LimitOverrides;
 }
 
 export interface KeyInfo {
@@ -48,6 +54,14 @@ redis.call('HINCRBY', KEYS[1], 'balance', ARGV[1])
 redis.call('RPUSH', KEYS[2], ARGV[2])
 return 1`;
 
+/** Sets (value) or removes ("") limit override fields, only on an account that exists. */
+const SET_LIMITS = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+for i = 1, #ARGV, 2 do
+  if ARGV[i + 1] == '' then redis.call('HDEL', KEYS[1], ARGV[i]) else redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+end
+return 1`;
+
 export class AccountStore {
   constructor(
     private readonly redis: Redis,
@@ -61,13 +75,32 @@ export class AccountStore {
       .hset(this.keys.account(id), { id, name, createdAt, balance: 0, reserved: 0 })
       .sadd(this.keys.accounts(), id)
       .exec();
-    return { id, name, createdAt, balance: 0, reserved: 0 };
+    return { id, name, createdAt, balance: 0, reserved: 0, limits: {} };
   }
 
   async get(id: string): Promise<Account | null> {
     const h = await this.redis.hgetall(this.keys.account(id));
     if (!h.id) return null;
-    return { id: h.id, name: h.name ?? "", createdAt: h.createdAt ?? "", balance: Number(h.balance ?? 0), reserved: Number(h.reserved ?? 0) };
+    return {
+      id: h.id,
+      name: h.name ?? "",
+      createdAt: h.createdAt ?? "",
+      balance: Number(h.balance ?? 0),
+      reserved: Number(h.reserved ?? 0),
+      limits: overridesFromHash(h),
+    };
+  }
+
+  /**
+   * Changes the account's limit overrides: a number sets one (0 = no limit), null removes it.
+   * False when there is no such account.
+   */
+  async setLimits(accountId: string, change: LimitOverridesChange): Promise<boolean> {
+    validateLimitChange(change);
+    const argv = (Object.entries(change) as [keyof LimitOverrides, number | null | undefined][])
+      .filter(([, v]) => v !== undefined)
+      .flatMap(([name, v]) => [LIMIT_FIELDS[name], v === null ? "" : String(v)]);
+    return (await this.redis.eval(SET_LIMITS, 1, this.keys.account(accountId), ...argv)) === 1;
   }
 
   async list(): Promise<string[]> {

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import type { Endpoint, Job, JobParams, JobResult, JobStatus, QueueName } from "@serp/shared";
+import type { Endpoint, Job, JobParams, JobResponse, JobResult, JobStatus, QueueName } from "@serp/shared";
 import type { KeySpace } from "./keys.js";
 
 /** A job as stored: the customer's view plus its owner and result. */
@@ -8,6 +8,11 @@ export interface JobRecord {
   accountId: string;
   result: JobResult | null;
   upstreamUrl: string | null;
+}
+
+/** The job as its owner reads it (GET /v1/jobs/{id}, webhooks): the result only once completed. */
+export function jobResponse(record: JobRecord): JobResponse {
+  return { job: record.job, result: record.job.status === "completed" ? record.result : null };
 }
 
 export interface NewJob {

@@ -14,7 +14,7 @@ import {
   type JobStatus,
   type QueueName,
 } from "@serp/shared";
-import { QUEUE_CATALOG, type JobRecord, type JobStore } from "@serp/store";
+import { QUEUE_CATALOG, jobResponse, type JobStore } from "@serp/store";
 import { fieldIssues, invalidRequest } from "../errors.js";
 import type { FinalWaiter } from "./final-waiter.js";
 
@@ -42,9 +42,8 @@ export interface JobServiceDeps {
 
 export type SubmitOutcome = { status: 200; body: JobResponse } | { status: 202; body: { job: JobResponse["job"]; message: string } };
 
-export function toResponse(record: JobRecord): JobResponse {
-  return { job: record.job, result: record.job.status === "completed" ? record.result : null };
-}
+/** The job as its owner reads it; one definition, shared with webhook payloads. */
+export const toResponse = jobResponse;
 
 export class JobService {
   constructor(private readonly deps: JobServiceDeps) {}

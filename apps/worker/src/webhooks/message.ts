@@ -1,6 +1,5 @@
 import { Webhook } from "standardwebhooks";
-import type { JobRecord } from "@serp/store";
-import { WEBHOOK_QUEUE } from "@serp/store";
+import { WEBHOOK_QUEUE, jobResponse, type JobRecord } from "@serp/store";
 
 export type WebhookEvent = "job.completed" | "job.failed";
 
@@ -20,7 +19,7 @@ export interface WebhookMessage {
 export function buildMessage(record: JobRecord, secret: string, now: Date): WebhookMessage {
   const completed = record.job.status === "completed";
   const event: WebhookEvent = completed ? "job.completed" : "job.failed";
-  const body = JSON.stringify({ event, job: record.job, result: completed ? record.result : null });
+  const body = JSON.stringify({ event, ...jobResponse(record) });
   const id = WEBHOOK_QUEUE.jobId(record.job.id);
   return {
     id,
