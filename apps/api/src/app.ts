@@ -8,6 +8,7 @@ import type { AppContext } from "./context.js";
 import { errorHandler, notFound } from "./errors.js";
 import { jobRoutes } from "./jobs/routes.js";
 import { mcpRoutes } from "./mcp/routes.js";
+import { docsRoutes } from "./openapi/routes.js";
 import { opsRoutes } from "./ops/routes.js";
 import { webhookRoutes } from "./webhooks/routes.js";
 
@@ -40,6 +41,7 @@ export function createApp(ctx: AppContext): Express {
 
   // Unauthenticated or self-authenticating surfaces first.
   app.use(opsRoutes(ctx));
+  app.use(docsRoutes(ctx));
   app.use(compatRoutes(ctx));
   app.use("/mcp", mcpRoutes(ctx));
 

@@ -1,4 +1,7 @@
 import { z } from "zod";
+import { DEFAULT_MAX_JOBS_IN_FLIGHT, DEFAULT_RATE_LIMIT_PER_MINUTE } from "@serp/store";
+
+const count = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
 
 /** Settings the API reads, validated once at boot (fails before a port is opened). */
 const schema = z.object({
@@ -9,7 +12,20 @@ const schema = z.object({
   SERP_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/).default("serp"),
   LIVE_DEADLINE_MS: z.coerce.number().int().min(100).default(60_000),
   JOB_RETENTION_SECONDS: z.coerce.number().int().min(1).default(7 * 24 * 3600),
-  BODY_LIMIT: z.string().default("64kb"),
+  /** Largest JSON body accepted (body-parser size: `64kb`, `1mb`, bytes); larger → 413. */
+  BODY_LIMIT: z.string().regex(/^\d+\s*(b|kb|mb)?$/i, "BODY_LIMIT is a size such as 64kb").default("64kb"),
+  /** Largest request head (request line + headers) in bytes; Node answers 431 above it. */
+  MAX_HEADER_SIZE: z.coerce.number().int().min(1024).max(1024 * 1024).default(16 * 1024),
+  /** A client must finish sending its headers within this (slow-header clients are cut off). */
+  HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1000).default(15_000),
+  /** A whole request (headers and body) must arrive within this; default: live deadline + 10 s, at least 30 s. */
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).optional(),
+  /** Idle keep-alive connections are closed after this. */
+  KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1000).default(5_000),
+  /** Per-account requests per minute on the job-submitting routes, unless the account has an override; 0 = none. */
+  RATE_LIMIT_PER_MINUTE: count(DEFAULT_RATE_LIMIT_PER_MINUTE),
+  /** Per-account jobs pending or processing at once, unless the account has an override; 0 = none. */
+  MAX_JOBS_IN_FLIGHT: count(DEFAULT_MAX_JOBS_IN_FLIGHT),
   API_KEY: z.string().regex(/^sk_[A-Za-z0-9_]{8,200}$/, "API_KEY must start with sk_").optional(),
   API_KEY_CREDITS: z.coerce.number().int().min(0).default(1000),
   GEOTARGETS_DIR: z.string().optional(),
@@ -25,4 +41,21 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
     throw new Error(`Invalid API configuration:\n${lines.join("\n")}`);
   }
   return Object.freeze(parsed.data);
+}
+
+/**
+ * Bounds on the HTTP server itself (header size, slow clients), for index.ts:
+ * `http.createServer({ maxHeaderSize, connectionsCheckingInterval }, app)`, then the three
+ * timeouts on the server.
+ */
+export function httpServerSettings(env: ApiEnv) {
+  return {
+    maxHeaderSize: env.MAX_HEADER_SIZE,
+    // Node enforces headersTimeout and requestTimeout only when it sweeps its connections, every
+    // 30 s by default: sweep each second so a slow client is cut off close to its deadline.
+    connectionsCheckingInterval: 1_000,
+    headersTimeout: env.HEADERS_TIMEOUT_MS,
+    requestTimeout: env.REQUEST_TIMEOUT_MS ?? Math.max(env.LIVE_DEADLINE_MS + 10_000, 30_000),
+    keepAliveTimeout: env.KEEP_ALIVE_TIMEOUT_MS,
+  };
 }

@@ -4,7 +4,19 @@
  */
 import { parseArgs } from "node:util";
 import { CREDIT_PACKS, type CreditPack } from "@serp/shared";
-import { AccountStore, createRedis, keySpace, waitReady } from "@serp/store";
+import {
+  AccountStore,
+  DEFAULT_MAX_JOBS_IN_FLIGHT,
+  DEFAULT_RATE_LIMIT_PER_MINUTE,
+  DEFAULT_RATE_WINDOW_SECONDS,
+  createRedis,
+  keySpace,
+  resolveLimits,
+  waitReady,
+  type EffectiveLimits,
+  type LimitDefaults,
+  type LimitOverridesChange,
+} from "@serp/store";
 
 const HELP = `Usage: npm run cli -- <command> [options]
 
@@ -18,18 +30,31 @@ const HELP = `Usage: npm run cli -- <command> [options]
   balance --account ID           credits bought minus charged, and credits held by pending jobs
   ledger --account ID [--limit N]          grants, charges and refunds, newest last
   usage --account ID             jobs and credits per endpoint
+  limits show --account ID       request rate and jobs in flight allowed, and whether each is the default
+  limits set --account ID [--rate N [--window SECONDS]] [--concurrency N]
+                                 override the account's limits (0 = no limit; "default" removes the override;
+                                 --rate counts requests per --window seconds, 60 unless given)
 
-Environment: REDIS_URL (default redis://127.0.0.1:6379), SERP_PREFIX (default serp).`;
+Environment: REDIS_URL (default redis://127.0.0.1:6379), SERP_PREFIX (default serp), and the API's defaults
+RATE_LIMIT_PER_MINUTE (default ${DEFAULT_RATE_LIMIT_PER_MINUTE}) and MAX_JOBS_IN_FLIGHT (default ${DEFAULT_MAX_JOBS_IN_FLIGHT}).`;
+
+const OPTIONS = {
+  name: { type: "string" }, pack: { type: "string" }, credits: { type: "string" }, account: { type: "string" },
+  label: { type: "string" }, key: { type: "string" }, limit: { type: "string" },
+  rate: { type: "string" }, window: { type: "string" }, concurrency: { type: "string" },
+} as const;
 
 export async function runCli(argv: string[], out: (line: string) => void = console.log): Promise<number> {
-  const { positionals, values } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      name: { type: "string" }, pack: { type: "string" }, credits: { type: "string" }, account: { type: "string" },
-      label: { type: "string" }, key: { type: "string" }, limit: { type: "string" },
-    },
-  });
+  let parsed: ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof OPTIONS }>>;
+  try {
+    parsed = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
+  } catch (err) {
+    // An unknown flag or a value that looks like a flag (`--credits -5`) is a usage error too.
+    if (!String((err as { code?: unknown }).code).startsWith("ERR_PARSE_ARGS")) throw err;
+    out(`error: ${(err as Error).message}\n\n${HELP}`);
+    return 2;
+  }
+  const { positionals, values } = parsed;
   const [noun, verb] = positionals;
   if (!noun || noun === "help") {
     out(HELP);
@@ -107,6 +132,20 @@ export async function runCli(argv: string[], out: (line: string) => void = conso
       case "usage":
         out(JSON.stringify(await accounts.usage(await account()), null, 2));
         return 0;
+      case "limits show": {
+        const a = (await accounts.get(await account()))!;
+        out(JSON.stringify(limitsView(a.id, resolveLimits(a.limits, limitDefaults())), null, 2));
+        return 0;
+      }
+      case "limits set": {
+        const id = await account();
+        const change = limitChange(values);
+        if (!Object.keys(change).length) throw new UsageError("give --rate N [--window SECONDS] and/or --concurrency N");
+        await accounts.setLimits(id, change);
+        const a = (await accounts.get(id))!;
+        out(JSON.stringify(limitsView(id, resolveLimits(a.limits, limitDefaults())), null, 2));
+        return 0;
+      }
       default:
         throw new UsageError(`unknown command: ${positionals.join(" ")}`);
     }
@@ -122,6 +161,51 @@ export async function runCli(argv: string[], out: (line: string) => void = conso
 }
 
 class UsageError extends Error {}
+
+/** A count flag: a whole number from 0, "default" (null: remove the override) or absent. */
+function countFlag(raw: string | undefined, flag: string, min = 0): number | null | undefined {
+  if (raw === undefined) return undefined;
+  if (raw === "default") return null;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < min || n > 1_000_000_000) throw new UsageError(`--${flag} must be a whole number from ${min} up, or "default"`);
+  return n;
+}
+
+function limitChange(v: { rate?: string; window?: string; concurrency?: string }): LimitOverridesChange {
+  const change: LimitOverridesChange = {};
+  const rate = countFlag(v.rate, "rate");
+  const window = countFlag(v.window, "window", 1);
+  if (window !== undefined && rate === undefined) throw new UsageError("--window goes with --rate");
+  if (window !== undefined && window !== null && window > 86_400) throw new UsageError("--window is at most 86400 seconds");
+  if (rate !== undefined) {
+    change.rateLimit = rate;
+    // A rate override always states its window, so a later default change cannot alter it.
+    change.rateWindowSeconds = rate === null ? null : (window ?? DEFAULT_RATE_WINDOW_SECONDS);
+  }
+  const concurrency = countFlag(v.concurrency, "concurrency");
+  if (concurrency !== undefined) change.maxInFlight = concurrency;
+  return change;
+}
+
+/** The API's defaults, read from the same variables the API reads. */
+function limitDefaults(): LimitDefaults {
+  const read = (name: string, fallback: number): number => {
+    const raw = process.env[name];
+    if (raw === undefined || raw === "") return fallback;
+    if (!/^\d+$/.test(raw)) throw new UsageError(`${name} must be a whole number`);
+    return Number(raw);
+  };
+  return { ratePerMinute: read("RATE_LIMIT_PER_MINUTE", DEFAULT_RATE_LIMIT_PER_MINUTE), maxInFlight: read("MAX_JOBS_IN_FLIGHT", DEFAULT_MAX_JOBS_IN_FLIGHT) };
+}
+
+/** Limits as GET /v1/account shows them: null = no limit. */
+function limitsView(accountId: string, l: EffectiveLimits) {
+  return {
+    accountId,
+    rate: { limit: l.rate.limit || null, windowSeconds: l.rate.windowSeconds, source: l.rate.source },
+    concurrency: { limit: l.concurrency.limit || null, source: l.concurrency.source },
+  };
+}
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   runCli(process.argv.slice(2)).then(

@@ -1,16 +1,123 @@
-// Placeholder until the limits issue lands; replaced by the real module.
-import type { RequestHandler } from "express";
+/**
+ * Per-account limits: a request rate on the job-submitting routes (counted in Redis, so every API
+ * process shares the counters) and the number of jobs pending or processing (checked atomically by
+ * the job submit script; this module only says what the number is). Each has a deployment default
+ * (env) and an optional per-account override stored with the account.
+ */
+import type { RequestHandler, Response } from "express";
 import type { Redis } from "ioredis";
-import type { AccountStore, KeySpace } from "@serp/store";
+import { RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
+import { ApiError } from "@serp/shared";
+import { resolveLimits, type AccountStore, type EffectiveLimits, type KeySpace, type LimitDefaults } from "@serp/store";
 import type { ApiEnv } from "../env.js";
+import { isStorageDown } from "../errors.js";
+import { formatRateLimit, formatRateLimitPolicy, type PolicyState } from "./headers.js";
 
 export interface Limits {
-  /** Per-account request rate; mounted after authentication. */
+  /** Per-account request rate; mounted after authentication (reads req.accountId). */
   rateLimit: RequestHandler;
   /** The account's limit on jobs pending or processing (0 = none). */
   maxInFlight(accountId: string): Promise<number>;
 }
 
-export function createLimits(_deps: { redis: Redis; keys: KeySpace; accounts: AccountStore; env: ApiEnv }): Limits {
-  return { rateLimit: (_req, _res, next) => next(), maxInFlight: async () => 0 };
+export function limitDefaults(env: ApiEnv): LimitDefaults {
+  return { ratePerMinute: env.RATE_LIMIT_PER_MINUTE, maxInFlight: env.MAX_JOBS_IN_FLIGHT };
+}
+
+export function createLimits(deps: { redis: Redis; keys: KeySpace; accounts: AccountStore; env: ApiEnv }): Limits {
+  const defaults = limitDefaults(deps.env);
+  // One limiter per (quota, window) pair in use; all count under the same per-account key, so an
+  // account whose override changes keeps its current window's count.
+  const limiters = new Map<string, RateLimiterRedis>();
+  const limiterFor = (points: number, duration: number): RateLimiterRedis => {
+    const id = `${points}/${duration}`;
+    let limiter = limiters.get(id);
+    if (!limiter) {
+      limiter = new RateLimiterRedis({
+        storeClient: deps.redis,
+        keyPrefix: `${deps.keys.prefix}:ratelimit`,
+        points,
+        duration,
+      });
+      limiters.set(id, limiter);
+    }
+    return limiter;
+  };
+
+  const rateLimit: RequestHandler = async (req, res, next) => {
+    const accountId = req.accountId;
+    if (!accountId) throw new Error("rateLimit runs after authentication: req.accountId is not set");
+    const account = await deps.accounts.get(accountId).catch((err: unknown) => {
+      throw storageError(err);
+    });
+    if (!account) throw new ApiError("unauthorized", "The account of this key no longer exists");
+    const limits = resolveLimits(account.limits, defaults);
+    const policies: PolicyState[] = [];
+    let retryAfter: number | undefined;
+
+    const { limit, windowSeconds } = limits.rate;
+    if (limit > 0) {
+      const { state, refused } = await consume(limiterFor(limit, windowSeconds), accountId);
+      // t and Retry-After name the same instant, when the window's count starts again.
+      const resetSeconds = Math.max(1, Math.ceil(state.msBeforeNext / 1000));
+      policies.push({ name: "rate", quota: limit, windowSeconds, remaining: state.remainingPoints, resetSeconds });
+      if (refused) retryAfter = resetSeconds;
+    }
+    policies.push(...concurrencyPolicy(limits, account.reserved));
+    setHeaders(res, policies);
+
+    if (retryAfter !== undefined) {
+      // Set here as well as by the error handler, so a router with its own error shape keeps it.
+      res.setHeader("Retry-After", String(retryAfter));
+      throw new ApiError(
+        "rate_limited",
+        `Rate limit exceeded: this account may make ${limit} requests per ${windowSeconds} seconds; retry in ${retryAfter} s`,
+        undefined,
+        retryAfter,
+      );
+    }
+    next();
+  };
+
+  return {
+    rateLimit,
+    async maxInFlight(accountId) {
+      const account = await deps.accounts.get(accountId);
+      return resolveLimits(account?.limits ?? {}, defaults).concurrency.limit;
+    },
+  };
+}
+
+/** Counts one request; a refusal is a result here, not an error. */
+async function consume(limiter: RateLimiterRedis, accountId: string): Promise<{ state: RateLimiterRes; refused: boolean }> {
+  try {
+    return { state: await limiter.consume(accountId, 1), refused: false };
+  } catch (err) {
+    if (err instanceof RateLimiterRes) return { state: err, refused: true };
+    throw storageError(err);
+  }
+}
+
+/**
+ * The concurrency quota as a policy of unit `concurrent-requests`; `remaining` counts the slots
+ * left once this request's job takes one (0 when the submission will be refused).
+ */
+function concurrencyPolicy(limits: EffectiveLimits, reserved: number): PolicyState[] {
+  const { limit } = limits.concurrency;
+  if (limit <= 0) return [];
+  return [{ name: "concurrency", quota: limit, unit: "concurrent-requests", remaining: Math.max(0, limit - reserved - 1) }];
+}
+
+function setHeaders(res: Response, policies: PolicyState[]): void {
+  if (!policies.length) return;
+  res.setHeader("RateLimit-Policy", formatRateLimitPolicy(policies));
+  res.setHeader("RateLimit", formatRateLimit(policies));
+}
+
+/** A counter store that cannot be reached answers 503 like every other storage failure, never 500. */
+function storageError(err: unknown): unknown {
+  if (isStorageDown(err) || (err instanceof Error && /Redis connection is not ready/.test(err.message))) {
+    return new ApiError("unavailable", "Storage is unavailable; try again shortly", undefined, 2);
+  }
+  return err;
 }

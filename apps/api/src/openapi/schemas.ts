@@ -1,0 +1,262 @@
+/**
+ * Zod schemas of what the API answers, for the OpenAPI document (requests come from
+ * packages/shared as they are; results are in ./results.ts). The TypeScript shapes the code uses
+ * (Job) stay the source; the assertion at the end fails the build when a schema drifts from them.
+ */
+import { z } from "zod";
+import { COUNTRY_CODES, ENDPOINTS, ERROR_STATUS, JOB_STATUSES, PARAMS_SCHEMAS, QUEUES, jobRequestSchema, type Country, type Job } from "@serp/shared";
+import { assert, named, pascal, type Same } from "./named.js";
+import { ENGINES } from "../compat/engines.js";
+import { deliveriesResponse, deliveryAttemptSchema, webhookSecretResponse } from "../webhooks/schemas.js";
+import { jobResult } from "./results.js";
+
+export * from "./results.js";
+
+// ---- Requests: the shared schemas, named -------------------------------------------------------
+
+for (const endpoint of ENDPOINTS) named(PARAMS_SCHEMAS[endpoint], `${pascal(endpoint)}Params`);
+for (const variant of jobRequestSchema.options) named(variant, `${pascal(variant.shape.endpoint.value)}JobRequest`);
+export const jobRequest = named(jobRequestSchema, "JobRequest");
+
+// ---- Errors ------------------------------------------------------------------------------------
+
+export const errorCode = named(
+  z.enum(Object.keys(ERROR_STATUS) as [keyof typeof ERROR_STATUS, ...(keyof typeof ERROR_STATUS)[]]),
+  "ErrorCode",
+);
+
+export const errorBody = named(
+  z.object({
+    error: z.object({
+      message: z.string().meta({ description: "What went wrong, in words a customer can act on" }),
+      code: errorCode,
+      requestId: z.string().meta({ description: "Also sent as the X-Request-Id header" }),
+      details: z
+        .array(z.object({ field: z.string().meta({ example: "params.query" }), message: z.string() }))
+        .optional()
+        .meta({ description: "Every invalid field (invalid_request only)" }),
+    }),
+  }),
+  "Error",
+);
+
+/** The compatibility endpoints' error body (SPEC §7). */
+export const compatErrorBody = named(z.object({ error: z.string() }), "CompatError");
+
+// ---- Jobs --------------------------------------------------------------------------------------
+
+const isoDate = z.string().meta({ format: "date-time" });
+
+export const jobParams = named(
+  z
+    .object({
+      query: z.string().optional(),
+      product_id: z.string().optional(),
+      // Stored normalised: `uk` is shown as `gb`.
+      country: z.enum(COUNTRY_CODES.filter((c): c is Country => c !== "uk") as [Country, ...Country[]]),
+      language: z.string(),
+      page: z.int().optional(),
+      device: z.enum(["desktop", "mobile"]).optional(),
+      location: z.string().optional(),
+      uule: z.string().optional(),
+    })
+    .meta({ description: "The submitted params with every default filled in" }),
+  "JobParams",
+);
+
+export const job = named(
+  z.object({
+    id: z.string().meta({ example: "job_01JZ8K3Q4V7X9YB2C5D6E7F8G9", description: "`job_` + a ULID" }),
+    endpoint: z.enum(ENDPOINTS),
+    queue: z.enum(QUEUES),
+    status: z.enum(JOB_STATUSES),
+    params: jobParams,
+    credits: z.int().meta({ description: "Credits charged; 0 while not final and when failed" }),
+    latencyMs: z.int().nullable(),
+    error: z.string().nullable().meta({ description: "Why the job failed (failed jobs only)" }),
+    attempts: z.int().meta({ description: "Upstream attempts made so far" }),
+    createdAt: isoDate,
+    completedAt: isoDate.nullable(),
+    postbackUrl: z.string().optional(),
+  }),
+  "Job",
+);
+
+export const jobResponse = named(
+  z.object({ job, result: jobResult.nullable().meta({ description: "Present once the job is completed" }) }),
+  "JobResponse",
+);
+
+export const jobAccepted = named(
+  z.object({ job, message: z.string().meta({ example: "Job queued on fast; poll GET /v1/jobs/{id} for its result" }) }),
+  "JobAccepted",
+);
+
+// ---- Account -----------------------------------------------------------------------------------
+
+const limitSource = z.enum(["default", "override"]);
+
+export const accountView = named(
+  z.object({
+    id: z.string().meta({ example: "acct_01JZ8K3Q4V7X9YB2C5D6E7F8G9" }),
+    name: z.string(),
+    createdAt: isoDate,
+    balance: z.int().meta({ description: "Credits bought minus credits charged" }),
+    reserved: z.int().meta({ description: "Credits held by jobs pending or processing (one each)" }),
+    available: z.int().meta({ description: "balance - reserved: what new jobs can use" }),
+    usage: z
+      .record(z.string(), z.object({ completed: z.int(), failed: z.int(), credits: z.int() }))
+      .meta({ description: "Per endpoint: jobs completed, jobs failed, credits charged" }),
+    limits: z.object({
+      rate: z.object({
+        limit: z.int().nullable().meta({ description: "Requests per window on POST /v1/jobs, /search.json and POST /mcp; null = no limit" }),
+        windowSeconds: z.int(),
+        source: limitSource,
+      }),
+      concurrency: z.object({
+        limit: z.int().nullable().meta({ description: "Jobs pending or processing at once; null = no limit" }),
+        inFlight: z.int().meta({ description: "Jobs pending or processing now" }),
+        source: limitSource,
+      }),
+    }),
+    keys: z.array(
+      z.object({
+        id: z.string().meta({ description: "The key's public id (its first characters)", example: "sk_live_a1B2" }),
+        label: z.string(),
+        createdAt: isoDate,
+        revokedAt: isoDate.nullable(),
+      }),
+    ),
+  }),
+  "Account",
+);
+export type AccountView = z.output<typeof accountView>;
+
+// ---- Compatibility endpoints (/search.json, /search, /searches/{id}, /account, /locations.json) --
+
+/** Query of GET /search.json (SPEC §4.3). Unknown parameters such as num, safe, output are ignored. */
+export const compatSearchQuery = z.object({
+  engine: z.enum(ENGINES).default("web"),
+  q: z.string().max(500).meta({ description: "The search query", example: "coffee" }),
+  gl: z.enum(COUNTRY_CODES).optional().meta({ description: "Country; default us" }),
+  hl: z.string().optional().meta({ description: "Language; a regional code such as en-GB uses its language part. Default en" }),
+  device: z.enum(["desktop", "mobile"]).optional().meta({ description: "Engine web only. Default desktop" }),
+  location: z.string().optional().meta({ description: "Canonical location name, e.g. Austin,Texas,United States" }),
+  uule: z.string().optional().meta({ description: "Raw location value, instead of location" }),
+  start: z.int().min(0).max(180).optional().meta({
+    description: "Result offset: a multiple of 10 up to 90 for web and web_news, of 20 up to 180 for web_local",
+  }),
+  tbm: z.enum(["nws", "isch", "shop", "lcl"]).optional().meta({ description: "Engine web only: news, images, shopping, local" }),
+  api_key: z.string().optional().meta({ description: "The API key, when not sent as a Bearer token" }),
+});
+
+const resultList = z.array(z.object({}).catchall(z.unknown()));
+
+export const compatSearchResponse = named(
+  z
+    .object({
+      search_metadata: z
+        .object({
+          id: z.string(),
+          status: z.string().meta({ example: "Success" }),
+          json_endpoint: z.string().optional(),
+          created_at: z.string().optional(),
+          processed_at: z.string().optional(),
+          total_time_taken: z.number().optional(),
+        })
+        .catchall(z.unknown()),
+      search_parameters: z.object({}).catchall(z.unknown()),
+      search_information: z.object({}).catchall(z.unknown()).optional(),
+      organic_results: resultList.optional(),
+      ads: resultList.optional(),
+      related_questions: resultList.optional(),
+      related_searches: resultList.optional(),
+      top_stories: resultList.optional(),
+      knowledge_graph: z.object({}).catchall(z.unknown()).optional(),
+      ai_overview: z.object({}).catchall(z.unknown()).optional(),
+      local_results: z.unknown().optional(),
+      news_results: resultList.optional(),
+      images_results: resultList.optional(),
+      shopping_results: resultList.optional(),
+      sellers: resultList.optional(),
+      product_results: z.object({}).catchall(z.unknown()).optional(),
+      suggestions: resultList.optional(),
+      pagination: z.object({}).catchall(z.unknown()).optional(),
+      error: z.string().optional().meta({ description: "Set (with status 200) when the search returned no results" }),
+    })
+    .catchall(z.unknown())
+    .meta({ description: "Shaped like the reference search-results API; result blocks depend on the engine" }),
+  "CompatSearch",
+);
+
+export const compatAccount = named(
+  z
+    .object({
+      account_id: z.string(),
+      account_name: z.string(),
+      plan_name: z.string().meta({ example: "Credits" }),
+      total_searches_left: z.int().meta({ description: "Credits available now" }),
+      plan_searches_left: z.int(),
+      extra_credits: z.int(),
+      credits_balance: z.int(),
+      credits_reserved: z.int(),
+    })
+    .catchall(z.unknown())
+    .meta({ description: "Account information in the reference API's style" }),
+  "CompatAccount",
+);
+
+export const compatLocation = named(
+  z
+    .object({
+      name: z.string().meta({ example: "Austin" }),
+      canonical_name: z.string().meta({ example: "Austin,Texas,United States" }),
+      country_code: z.string().optional().meta({ example: "US" }),
+      target_type: z.string().optional().meta({ example: "City" }),
+    })
+    .catchall(z.unknown()),
+  "Location",
+);
+
+// ---- MCP (JSON-RPC 2.0) -------------------------------------------------------------------------
+
+const rpcId = z.union([z.string(), z.int()]);
+
+export const jsonRpcRequest = named(
+  z.object({ jsonrpc: z.literal("2.0"), id: rpcId.optional(), method: z.string().meta({ example: "tools/call" }), params: z.unknown().optional() }),
+  "JsonRpcRequest",
+);
+
+export const jsonRpcResponse = named(
+  z.object({ jsonrpc: z.literal("2.0"), id: rpcId.nullable(), result: z.unknown().optional(), error: z.unknown().optional() }),
+  "JsonRpcResponse",
+);
+
+export const jsonRpcError = named(
+  z.object({
+    jsonrpc: z.literal("2.0"),
+    id: rpcId.nullable(),
+    error: z.object({
+      code: z.int().meta({ description: "JSON-RPC error code" }),
+      message: z.string(),
+      data: z
+        .object({ code: errorCode, requestId: z.string(), details: z.array(z.object({ field: z.string(), message: z.string() })).optional() })
+        .optional(),
+    }),
+  }),
+  "JsonRpcError",
+);
+
+// ---- Webhooks (the routes' own response schemas, named) ----------------------------------------
+
+export const webhookSecret = named(webhookSecretResponse, "WebhookSecret");
+export const deliveries = named(deliveriesResponse, "Deliveries");
+named(deliveryAttemptSchema, "DeliveryAttempt");
+
+/** The body POSTed to a postbackUrl: what GET /v1/jobs/{jobId} answers, plus the event. */
+export const webhookEvent = named(
+  z.object({ event: z.enum(["job.completed", "job.failed"]), job, result: jobResult.nullable() }),
+  "WebhookEvent",
+);
+
+assert<Same<z.output<typeof job>, Job>>();
