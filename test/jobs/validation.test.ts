@@ -147,6 +147,10 @@ describe("POST /v1/jobs body", () => {
     [{ ...ok, postbackUrl: "ftp://example.com/hook" }, "postbackUrl"],
     [{ ...ok, postbackUrl: "not a url" }, "postbackUrl"],
     [{ ...ok, queue: "live", postbackUrl: "https://example.com/hook" }, "postbackUrl"],
+    [{ ...ok, postbackUrl: "http://127.0.0.1:8080/hook" }, "postbackUrl"],
+    [{ ...ok, postbackUrl: "http://169.254.169.254/latest/meta-data" }, "postbackUrl"],
+    [{ ...ok, postbackUrl: "http://localhost/hook" }, "postbackUrl"],
+    [{ ...ok, postbackUrl: "http://[::1]/hook" }, "postbackUrl"],
     [{ ...ok, extra: true }, "extra"],
   ])("rejects %j naming %s", async (body, field) => {
     const res = await post(body);

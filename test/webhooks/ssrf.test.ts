@@ -168,16 +168,27 @@ d("refused targets through the whole service", () => {
       ["http://[fd00:ec2::254]/latest/meta-data/", /metadata address/],
       ["http://100.64.0.1/x", /cgnat address/],
     ];
-    const jobs = await Promise.all(
-      targets.map(async ([url]) => {
+    // Metadata and unspecified targets never get past submission, even with private targets
+    // allowed (the API's own check); the agent's refusal of them is proven above.
+    const refusedAtSubmit = /metadata|unspecified/;
+    const submitted = await Promise.all(
+      targets.map(async ([url, why]) => {
         const res = await request(stack.api.app)
           .post("/v1/jobs")
           .set("Authorization", auth)
           .send({ endpoint: "web-search", params: { query: "coffee" }, postbackUrl: url });
+        if (refusedAtSubmit.test(why.source)) {
+          expect(res.status).toBe(400);
+          expect(res.body.error.details).toEqual([{ field: "postbackUrl", message: expect.any(String) }]);
+          return undefined;
+        }
         expect(res.status).toBe(202);
         return res.body.job.id as string;
       }),
     );
+    const kept = targets.filter((_, i) => submitted[i] !== undefined);
+    const jobs = submitted.filter((id): id is string => id !== undefined);
+    expect(jobs).toHaveLength(6);
     const until = Date.now() + 15_000;
     const logs = [];
     for (const jobId of jobs) {
@@ -196,7 +207,7 @@ d("refused targets through the whole service", () => {
     for (const [i, jobId] of jobs.entries()) {
       const res = await request(stack.api.app).get(`/v1/jobs/${jobId}/deliveries`).set("Authorization", auth);
       expect(res.body).toMatchObject({ state: "refused", nextAttemptAt: null });
-      expect(res.body.attempts).toEqual([{ at: expect.any(String), statusCode: null, error: expect.stringMatching(targets[i]![1]), durationMs: expect.any(Number) }]);
+      expect(res.body.attempts).toEqual([{ at: expect.any(String), statusCode: null, error: expect.stringMatching(kept[i]![1]), durationMs: expect.any(Number) }]);
     }
     expect(receiver.connections).toBe(0);
     expect(receiver.received).toHaveLength(0);

@@ -31,6 +31,8 @@ const schema = z.object({
   GEOTARGETS_DIR: z.string().optional(),
   PUBLIC_BASE_URL: z.string().url().optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** Accept postback URLs on private networks (tests, private deployments); the workers have the same setting. */
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: z.stringbool().default(false),
 });
 export type ApiEnv = Readonly<z.infer<typeof schema>>;
 

@@ -18,7 +18,7 @@ if (env.API_KEY) {
 }
 
 const http = httpServerSettings(env);
-const server = createServer({ maxHeaderSize: http.maxHeaderSize }, rt.app);
+const server = createServer({ maxHeaderSize: http.maxHeaderSize, connectionsCheckingInterval: http.connectionsCheckingInterval }, rt.app);
 server.headersTimeout = http.headersTimeout;
 server.requestTimeout = http.requestTimeout;
 server.keepAliveTimeout = http.keepAliveTimeout;

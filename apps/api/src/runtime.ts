@@ -40,6 +40,7 @@ export async function createApiRuntime(env: ApiEnv, logger: Logger, locationChec
   const limits = createLimits({ redis, keys, accounts, env });
   const jobService = new JobService({
     jobs, queues, waiter, locations, liveDeadlineMs: env.LIVE_DEADLINE_MS, logger, maxInFlight: limits.maxInFlight,
+    allowPrivateWebhookTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS,
   });
   const metrics = createMetrics("api");
   const ctx: AppContext = { env, logger, metrics, redis, keys, jobs, accounts, queues, jobService, locations, rateLimit: limits.rateLimit };

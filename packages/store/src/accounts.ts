@@ -5,7 +5,7 @@ import type { KeySpace } from "./keys.js";
 import { LIMIT_FIELDS, overridesFromHash, validateLimitChange, type LimitOverrides, type LimitOverridesChange } from "./limits.js";
 
 // Limits are stored with the account; their types and defaults come with it.
-export * from "./limits.js";
+
 
 export interface Account {
   id: string;

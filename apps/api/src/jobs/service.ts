@@ -16,6 +16,7 @@ import {
 } from "@serp/shared";
 import { QUEUE_CATALOG, jobResponse, type JobStore } from "@serp/store";
 import { fieldIssues, invalidRequest } from "../errors.js";
+import { postbackUrlProblem } from "../webhooks/postback-url.js";
 import type { FinalWaiter } from "./final-waiter.js";
 
 /** What the job service needs to know about locations (the upstream package provides it). */
@@ -38,6 +39,8 @@ export interface JobServiceDeps {
   logger: Logger;
   /** The account's limit on jobs pending or processing (0 = none). */
   maxInFlight?: (accountId: string) => Promise<number>;
+  /** Accept postback URLs on private networks (otherwise refused at submission and at delivery). */
+  allowPrivateWebhookTargets?: boolean;
 }
 
 export type SubmitOutcome = { status: 200; body: JobResponse } | { status: 202; body: { job: JobResponse["job"]; message: string } };
@@ -53,6 +56,10 @@ export class JobService {
     const parsed = jobRequestSchema.safeParse(body);
     if (!parsed.success) throw invalidRequest(fieldIssues(parsed.error));
     const req = parsed.data;
+    if (req.postbackUrl) {
+      const problem = postbackUrlProblem(req.postbackUrl, { allowPrivateTargets: this.deps.allowPrivateWebhookTargets });
+      if (problem) throw invalidRequest([{ field: "postbackUrl", message: problem }]);
+    }
     const location = (req.params as { location?: string }).location;
     if (location !== undefined && this.deps.locations.isKnown(location) === false) {
       throw invalidRequest([{ field: "params.location", message: "is not a known location (use a canonical name such as Austin,Texas,United States)" }]);
