@@ -9,10 +9,10 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { freePort, spawnRedis } from "./redis.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const PNPM = ["--yes", "pnpm@10.34.8"];
@@ -31,67 +31,12 @@ function ensureDependencies() {
   sh("npx", [...PNPM, "install", "--frozen-lockfile"], { env: { ...process.env, COREPACK_INTEGRITY_KEYS: "0" } });
 }
 
-function which(bin) {
-  return spawnSync("sh", ["-c", `command -v ${bin}`], { encoding: "utf8" }).stdout.trim();
-}
-
-/** Debian's redis-server, installed with apt-get when missing and allowed (root). */
-export function redisServerBinary() {
-  let bin = which("redis-server");
-  if (bin) return bin;
-  if (process.getuid?.() === 0 && which("apt-get")) {
-    say("redis-server not found: installing Debian's redis-server…");
-    sh("apt-get", ["update", "-qq"]);
-    sh("apt-get", ["install", "-y", "-qq", "redis-server"], { env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
-    bin = which("redis-server");
-  }
-  if (!bin) throw new Error("redis-server is needed: install it (apt-get install redis-server) or set REDIS_URL");
-  return bin;
-}
-
-function freePort() {
-  return new Promise((ok, fail) => {
-    const s = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => ok(port));
-    });
-    s.on("error", fail);
-  });
-}
-
-function ping(port) {
-  return new Promise((ok) => {
-    const sock = net.connect(port, "127.0.0.1");
-    sock.setTimeout(500);
-    sock.on("connect", () => sock.write("PING\r\n"));
-    sock.on("data", (d) => {
-      ok(d.toString().startsWith("+PONG"));
-      sock.destroy();
-    });
-    sock.on("error", () => ok(false));
-    sock.on("timeout", () => {
-      sock.destroy();
-      ok(false);
-    });
-  });
-}
-
-/** A private redis-server (append-only on, no eviction) on a free loopback port. */
+/** A private redis-server on a free loopback port, with its data in `dir`. */
 async function startRedis(dir) {
   const port = await freePort();
   mkdirSync(dir, { recursive: true });
-  const child = spawn(
-    redisServerBinary(),
-    ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "yes",
-      "--maxmemory-policy", "noeviction", "--protected-mode", "yes", "--logfile", join(dir, "redis.log")],
-    { stdio: "ignore" },
-  );
-  for (let i = 0; i < 100; i++) {
-    if (await ping(port)) return { url: `redis://127.0.0.1:${port}`, port, child };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill("SIGKILL");
-  throw new Error(`redis-server did not answer on port ${port} (log: ${join(dir, "redis.log")})`);
+  const child = await spawnRedis(port, dir);
+  return { url: `redis://127.0.0.1:${port}`, port, child };
 }
 
 function run(name, args, env) {

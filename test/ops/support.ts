@@ -3,23 +3,13 @@
  * started again), and the real API and worker processes, spawned as `npm start` runs them.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import net from "node:net";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { PrivateRedis, freePort } from "../support/redis-server.js";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
-export function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const s = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => ok(port));
-    });
-    s.on("error", fail);
-  });
-}
+export { freePort };
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -67,52 +57,8 @@ export interface OwnRedis {
 
 /** A private redis-server child (append-only on, as in production), on a free port and a temp dir. */
 export async function startOwnRedis(): Promise<OwnRedis> {
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), "serp-ops-redis-"));
-  let child: ChildProcess | undefined;
-  const ping = () =>
-    new Promise<boolean>((ok) => {
-      const sock = net.connect(port, "127.0.0.1");
-      sock.setTimeout(500);
-      sock.on("connect", () => sock.write("PING\r\n"));
-      sock.on("data", (d) => {
-        ok(d.toString().startsWith("+PONG"));
-        sock.destroy();
-      });
-      sock.on("error", () => ok(false));
-      sock.on("timeout", () => {
-        sock.destroy();
-        ok(false);
-      });
-    });
-  const start = async () => {
-    child = spawn(
-      "redis-server",
-      ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "yes", "--appendfsync", "everysec",
-        "--maxmemory-policy", "noeviction", "--logfile", join(dir, "redis.log")],
-      { stdio: "ignore" },
-    );
-    await waitFor("redis-server to answer", () => ping(), 10_000, 50);
-  };
-  const stop = async () => {
-    const c = child;
-    child = undefined;
-    if (!c || c.exitCode !== null) return;
-    const exited = new Promise((r) => c.once("exit", r));
-    c.kill("SIGTERM");
-    await exited;
-  };
-  await start();
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    port,
-    stop,
-    start,
-    async destroy() {
-      await stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  const redis = await PrivateRedis.start();
+  return { url: redis.url, port: redis.port, stop: () => redis.down(), start: () => redis.up(), destroy: () => redis.destroy() };
 }
 
 export interface ServiceProcess {

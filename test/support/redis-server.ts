@@ -1,39 +1,14 @@
 /**
- * A private redis-server a drill can stop and start again (append-only on, so what it
+ * A private redis-server a test can stop and start again (append-only on, so what it
  * acknowledged survives a restart). Never the shared Redis of the test run.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort, spawnRedis } from "../../scripts/redis.mjs";
 
-async function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const s = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => ok(port));
-    });
-    s.on("error", fail);
-  });
-}
-
-async function ping(port: number): Promise<boolean> {
-  return new Promise((ok) => {
-    const sock = net.connect(port, "127.0.0.1");
-    sock.setTimeout(300);
-    sock.on("connect", () => sock.write("PING\r\n"));
-    sock.on("data", (d) => {
-      ok(d.toString().startsWith("+PONG"));
-      sock.destroy();
-    });
-    sock.on("error", () => ok(false));
-    sock.on("timeout", () => {
-      sock.destroy();
-      ok(false);
-    });
-  });
-}
+export { freePort };
 
 export class PrivateRedis {
   private child?: ChildProcess;
@@ -43,7 +18,7 @@ export class PrivateRedis {
   ) {}
 
   static async start(): Promise<PrivateRedis> {
-    const r = new PrivateRedis(await freePort(), mkdtempSync(join(tmpdir(), "serp-drill-redis-")));
+    const r = new PrivateRedis(await freePort(), mkdtempSync(join(tmpdir(), "serp-test-redis-")));
     await r.up();
     return r;
   }
@@ -52,28 +27,19 @@ export class PrivateRedis {
     return `redis://127.0.0.1:${this.port}`;
   }
 
+  /** Starts it (again) on the same port and data directory. */
   async up(): Promise<void> {
-    this.child = spawn(
-      "redis-server",
-      ["--port", String(this.port), "--bind", "127.0.0.1", "--dir", this.dir, "--save", "", "--appendonly", "yes",
-        "--appendfsync", "everysec", "--maxmemory-policy", "noeviction"],
-      { stdio: "ignore" },
-    );
-    for (let i = 0; i < 100; i++) {
-      if (await ping(this.port)) return;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`private redis-server did not start on ${this.port}`);
+    this.child = await spawnRedis(this.port, this.dir);
   }
 
   /** A clean stop: redis-server writes its append-only file out on SIGTERM. */
   async down(): Promise<void> {
     const child = this.child;
+    this.child = undefined;
     if (!child || child.exitCode !== null) return;
-    await new Promise<void>((ok) => {
-      child.once("exit", () => ok());
-      child.kill("SIGTERM");
-    });
+    const exited = new Promise((ok) => child.once("exit", ok));
+    child.kill("SIGTERM");
+    await exited;
   }
 
   async destroy(): Promise<void> {
