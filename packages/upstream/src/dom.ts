@@ -3,9 +3,10 @@
  * css-select runs precompiled CSS selectors over it. Parsers keep their selectors as named
  * constants beside them and query inside the smallest subtree that holds what they want.
  */
-import { compile, selectAll, selectOne } from "css-select";
+import { compile } from "css-select";
 import type { AnyNode, Document, Element } from "domhandler";
 import { isTag, isText } from "domhandler";
+import { removeSubsets } from "domutils";
 import { parse } from "parse5";
 import { adapter } from "parse5-htmlparser2-tree-adapter";
 
@@ -16,24 +17,297 @@ export function parseHtml(html: string): Document {
 }
 
 type Root = AnyNode | AnyNode[];
-const compiled = new Map<string, ReturnType<typeof compile>>();
+type Test = (el: Element) => boolean;
+const compiled = new Map<string, Test>();
 
 /** A selector compiled once and cached: parsers call the same few selectors on every page. */
-function query(selector: string): ReturnType<typeof compile> {
+function query(selector: string): Test {
   let fn = compiled.get(selector);
   if (!fn) {
-    fn = compile(selector);
+    fn = compile(selector) as Test;
     compiled.set(selector, fn);
   }
   return fn;
 }
 
+/**
+ * Every element under `root` matching the selector, in document order. Like css-select's `selectAll`
+ * (an array root's own nodes are tested too, a `<template>`'s content is not searched), but each
+ * element is only tested against the selector's alternatives it could match: see `Sieve`.
+ */
 export function all(selector: string, root: Root): Element[] {
-  return selectAll(query(selector), root) as Element[];
+  return scan(root, [selector]).all(selector) as Element[];
 }
 
+/** The first element under `root` matching the selector, or null; the walk stops there. */
 export function first(selector: string, root: Root): Element | null {
-  return selectOne(query(selector), root) as Element | null;
+  const { sieve } = selection([selector]);
+  let found: Element | null = null;
+  let el!: Element;
+  const hit = (rule: Rule) => {
+    if (found === null && rule.test!(el)) found = el;
+  };
+  walk(start(root), (visited) => {
+    el = visited;
+    sieve.candidates(el, hit);
+    return found !== null ? STOP : queryStep(el);
+  });
+  return found;
+}
+
+/** css-select does not search a `<template>`'s content: it is not part of the page. */
+function queryStep(el: Element): Step {
+  return el.name === "template" ? OVER : DOWN;
+}
+
+/** Every match of a fixed set of selectors under one root, read after the one walk that found them. */
+export interface Scan {
+  /** The selector's matches in document order (the selector must be one of those scanned). */
+  all(selector: string): readonly Element[];
+  first(selector: string): Element | null;
+  /** Text of the first match, or undefined when there is none or it is empty (like `textOf`). */
+  textOf(selector: string): string | undefined;
+}
+
+/**
+ * Every match of each selector under `root`, found in one walk: a parser reading several parts of
+ * one block (a result's link, snippet, date, sitelinks) scans the block once instead of querying it
+ * once per part. Matches are the same as `all(selector, root)` for each selector. An empty selector
+ * matches nothing.
+ */
+export function scan(root: Root, selectors: readonly string[]): Scan {
+  const { sieve, index } = selection(selectors);
+  const found: Element[][] = selectors.map(() => []);
+  let el!: Element;
+  const hit = (rule: Rule) => {
+    const list = found[rule.target]!;
+    if (list[list.length - 1] !== el && rule.test!(el)) list.push(el);
+  };
+  walk(start(root), (visited) => {
+    el = visited;
+    sieve.candidates(el, hit);
+    return queryStep(el);
+  });
+  const matchesOf = (selector: string): Element[] => {
+    const i = index.get(selector);
+    if (i === undefined) throw new Error(`scan: "${selector}" was not scanned`);
+    return found[i]!;
+  };
+  const firstOf = (selector: string) => matchesOf(selector)[0] ?? null;
+  return { all: matchesOf, first: firstOf, textOf: (selector) => text(firstOf(selector)) || undefined };
+}
+
+/** Selector lists compiled into sieves, cached like single selectors. */
+const selections = new Map<string, { sieve: Sieve; index: Map<string, number> }>();
+
+function selection(selectors: readonly string[]): { sieve: Sieve; index: Map<string, number> } {
+  const key = selectors.join("\n");
+  let s = selections.get(key);
+  if (!s) {
+    const sieve = new Sieve();
+    const index = new Map<string, number>();
+    selectors.forEach((selector, target) => {
+      if (!index.has(selector)) index.set(selector, target);
+      for (const alternative of selector.trim() ? alternatives(selector) : []) {
+        sieve.add(requirement(alternative), { target, test: query(alternative) });
+      }
+    });
+    s = { sieve, index };
+    selections.set(key, s);
+  }
+  return s;
+}
+
+/** What a visit tells the walk: go down into the element's children, pass over them, or stop. */
+const DOWN = 0;
+const OVER = 1;
+const STOP = 2;
+type Step = typeof DOWN | typeof OVER | typeof STOP;
+
+/** Where a query starts, as css-select has it: an array's own nodes, else a node's children. */
+function start(root: Root): readonly AnyNode[] {
+  if (Array.isArray(root)) return removeSubsets(root);
+  return "children" in root ? root.children : [];
+}
+
+/** Visits the elements of `nodes` and below in document order, as each visit says. */
+function walk(nodes: readonly AnyNode[], visit: (el: Element) => Step): void {
+  const stack: Element[] = [];
+  for (let i = nodes.length - 1; i >= 0; i--) if (isTag(nodes[i]!)) stack.push(nodes[i] as Element);
+  while (stack.length > 0) {
+    const el = stack.pop()!;
+    const step = visit(el);
+    if (step === STOP) return;
+    if (step === OVER) continue;
+    const children = el.children;
+    for (let i = children.length - 1; i >= 0; i--) if (isTag(children[i]!)) stack.push(children[i] as Element);
+  }
+}
+
+/**
+ * The simple thing an element must carry to match a selector alternative: a class, an attribute (an
+ * id has a given value) or a tag name, read from the alternative's last compound. Undefined when the
+ * last compound names none of them (`*`, pseudo-classes only) or uses syntax not read here (escapes,
+ * namespaces, `[a!=b]`, which matches without the attribute): such alternatives are tested on every
+ * element. Whatever this returns, the element still has to pass the whole compiled alternative.
+ */
+type Requirement = { class: string } | { attribute: string; value?: string } | { tag: string } | undefined;
+
+const IDENT = /^-?[_a-zA-Z\u00a0-\uffff][\w\u00a0-\uffff-]*/;
+const ATTRIBUTE = /^\[\s*([\w-]+)\s*(?:([~|^$*]?=)\s*(?:"[^"]*"|'[^']*'|[^\s\]"']+)\s*[is]?\s*)?\]/;
+
+function requirement(alternative: string): Requirement {
+  if (/[\\|]|!=/.test(alternative)) return undefined;
+  // The last compound starts after the last combinator outside brackets, parentheses and quotes.
+  let from = 0;
+  scanTopLevel(alternative, (c, i) => {
+    if (c === " " || c === ">" || c === "+" || c === "~" || c === "\t" || c === "\n") from = i + 1;
+  });
+  let rest = alternative.slice(from);
+  let tag: string | undefined;
+  let attribute: { attribute: string; value?: string } | undefined;
+  const tagName = rest.match(IDENT);
+  if (tagName) {
+    tag = tagName[0].toLowerCase();
+    rest = rest.slice(tagName[0].length);
+  } else if (rest.startsWith("*")) rest = rest.slice(1);
+  while (rest) {
+    const sigil = rest[0];
+    if (sigil === "." || sigil === "#") {
+      const name = rest.slice(1).match(IDENT)?.[0];
+      if (!name) return undefined;
+      if (sigil === ".") return { class: name };
+      attribute = { attribute: "id", value: name };
+      rest = rest.slice(1 + name.length);
+    } else if (sigil === "[") {
+      const m = rest.match(ATTRIBUTE);
+      if (!m) return undefined;
+      attribute ??= { attribute: m[1]!.toLowerCase() };
+      rest = rest.slice(m[0].length);
+    } else if (sigil === ":") {
+      // A pseudo-class only narrows the compound; its argument is passed over.
+      const name = rest.slice(1).match(IDENT)?.[0];
+      if (!name) return undefined;
+      rest = rest.slice(1 + name.length);
+      if (rest.startsWith("(")) {
+        let end = -1;
+        scanTopLevel(rest, (c, i) => {
+          if (c === ")" && end < 0) end = i;
+        }, 1);
+        if (end < 0) return undefined;
+        rest = rest.slice(end + 1);
+      }
+    } else return undefined;
+  }
+  return attribute ?? (tag ? { tag } : undefined);
+}
+
+/**
+ * Calls `at` for each character of `s` outside quotes and at bracket depth `depth` (0: outside all
+ * brackets and parentheses; 1: directly inside the opening one `s` starts with).
+ */
+function scanTopLevel(s: string, at: (c: string, i: number) => void, depth = 0): void {
+  let level = 0;
+  let quote = "";
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i]!;
+    if (quote) {
+      if (c === quote) quote = "";
+      continue;
+    }
+    if (c === '"' || c === "'") quote = c;
+    else if (c === "(" || c === "[") level++;
+    else if (c === ")" || c === "]") {
+      level--;
+      if (level === depth - 1) at(c, i);
+      continue;
+    }
+    if (level === depth) at(c, i);
+  }
+}
+
+/** The comma-separated alternatives of a selector list. */
+function alternatives(selector: string): string[] {
+  if (/\\/.test(selector)) return [selector];
+  const parts: string[] = [];
+  let from = 0;
+  scanTopLevel(selector, (c, i) => {
+    if (c === ",") {
+      parts.push(selector.slice(from, i).trim());
+      from = i + 1;
+    }
+  });
+  parts.push(selector.slice(from).trim());
+  return parts;
+}
+
+/** A test an element gets when it carries the rule's key; `target` says what the test decides. */
+interface Rule {
+  target: number;
+  test?: Test;
+}
+
+/**
+ * Rules sorted by what an element must carry to be worth testing: a class, a tag name, an attribute
+ * (any value or one value). An element is tested only against the rules of what it carries, found
+ * with one look at its name, one pattern over its class (for all classes at once) and one lookup per
+ * attribute named: testing many selectors in a walk then costs little more than the walk, where
+ * css-select would try each alternative of each selector on each element.
+ */
+class Sieve {
+  private readonly byClass = new Map<string, Rule[]>();
+  private readonly byTag = new Map<string, Rule[]>();
+  private readonly byAttribute: { name: string; any: Rule[]; byValue: Map<string, Rule[]> }[] = [];
+  private readonly always: Rule[] = [];
+  private classPattern: RegExp | null = null;
+
+  add(key: Requirement, rule: Rule): void {
+    if (key === undefined) this.always.push(rule);
+    else if ("class" in key) {
+      push(this.byClass, key.class, rule);
+      const escape = (c: string) => c.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      this.classPattern = new RegExp(`(?:^|\\s)(?:${[...this.byClass.keys()].map(escape).join("|")})(?:\\s|$)`);
+    } else if ("tag" in key) push(this.byTag, key.tag, rule);
+    else {
+      let entry = this.byAttribute.find((a) => a.name === key.attribute);
+      if (!entry) this.byAttribute.push((entry = { name: key.attribute, any: [], byValue: new Map() }));
+      if (key.value === undefined) entry.any.push(rule);
+      else push(entry.byValue, key.value, rule);
+    }
+  }
+
+  /** Calls `hit` with each rule whose key the element carries (a rule may come twice). */
+  candidates(el: Element, hit: (rule: Rule) => void): void {
+    const { attribs } = el;
+    if (this.classPattern !== null) {
+      const cls = attribs.class;
+      if (cls !== undefined && this.classPattern.test(cls)) {
+        for (const token of cls.split(/\s+/)) {
+          const rules = this.byClass.get(token);
+          if (rules !== undefined) for (let i = 0; i < rules.length; i++) hit(rules[i]!);
+        }
+      }
+    }
+    const byTag = this.byTag.get(el.name);
+    if (byTag !== undefined) for (let i = 0; i < byTag.length; i++) hit(byTag[i]!);
+    const byAttribute = this.byAttribute;
+    for (let i = 0; i < byAttribute.length; i++) {
+      const entry = byAttribute[i]!;
+      const value = attribs[entry.name];
+      if (value === undefined) continue;
+      for (let j = 0; j < entry.any.length; j++) hit(entry.any[j]!);
+      const rules = entry.byValue.size === 0 ? undefined : entry.byValue.get(value);
+      if (rules !== undefined) for (let j = 0; j < rules.length; j++) hit(rules[j]!);
+    }
+    const always = this.always;
+    for (let i = 0; i < always.length; i++) hit(always[i]!);
+  }
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
 }
 
 export function attr(el: Element | null | undefined, name: string): string | undefined {
@@ -294,63 +568,93 @@ export interface LandmarkSpec {
   selector?: string;
 }
 
-const landmarkSpecs: LandmarkSpec[] = [];
-const landmarksFound = new WeakMap<AnyNode, (Element | undefined)[]>();
+/** A landmark, or every element of a kind, looked up in the page walk; a selector alone is a spec too. */
+interface Registered {
+  spec: LandmarkSpec | string;
+  every: boolean;
+}
+const registered: Registered[] = [];
+let pageSieve: { sieve: Sieve; size: number } | undefined;
+const pagesWalked = new WeakMap<AnyNode, (Element | Element[] | undefined)[]>();
 
 /**
- * Registers a page landmark (once, at module load) and returns its lookup. The first lookup on a
- * page finds every registered landmark in one walk, reading each element's class and the few
- * attributes the specs name once, and remembers the answers for that page: extractors that each
- * locate their own block share one walk of the page instead of one walk each. Walking is what costs
- * (attribute lookups on every element of a large page), not the tests. The page is never changed.
+ * Registers a page landmark (once, at module load) and returns its lookup: the first element
+ * matching the spec, or a selector. The first lookup on a page runs the page walk, which finds every
+ * registered landmark at once (see `pageWalk`) and is remembered for that page: extractors that
+ * each locate their own block share one walk of the page instead of one walk each. The page is
+ * never changed.
  */
-export function landmark(spec: LandmarkSpec): (root: AnyNode) => Element | undefined {
-  const index = landmarkSpecs.push(spec) - 1;
-  return (root) => {
-    let found = landmarksFound.get(root);
-    if (!found || found.length <= index) {
-      found = findLandmarks(root, landmarkSpecs);
-      landmarksFound.set(root, found);
-    }
-    return found[index];
-  };
+export function landmark(spec: LandmarkSpec | string): (root: AnyNode) => Element | undefined {
+  const index = registered.push({ spec, every: false }) - 1;
+  return (root) => pageWalk(root)[index] as Element | undefined;
 }
 
-function findLandmarks(root: AnyNode, specs: readonly LandmarkSpec[]): (Element | undefined)[] {
-  const byClass = new Map<string, number[]>();
-  const byTag = new Map<string, number[]>();
-  const byAttribute = new Map<string, { spec: number; value: string | true }[]>();
-  const add = <V>(map: Map<string, V[]>, key: string, value: V) => map.set(key, [...(map.get(key) ?? []), value]);
-  specs.forEach((spec, i) => {
-    for (const c of spec.classes ?? []) add(byClass, c, i);
-    for (const t of spec.tags ?? []) add(byTag, t, i);
-    for (const [name, value] of Object.entries(spec.attributes ?? {})) add(byAttribute, name, { spec: i, value });
-  });
-  const escape = (c: string) => c.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  const classPattern = byClass.size ? new RegExp(`(?:^|\\s)(?:${[...byClass.keys()].map(escape).join("|")})(?:\\s|$)`) : null;
-  const attributes = [...byAttribute.entries()];
+/**
+ * Like `landmark`, every element the spec or selector marks, in document order (found in the same
+ * page walk): a parser that reads all cards, titles or links of a kind wherever they are on the page
+ * gets them without a walk of its own.
+ */
+export function landmarks(spec: LandmarkSpec | string): (root: AnyNode) => readonly Element[] {
+  const index = registered.push({ spec, every: true }) - 1;
+  return (root) => pageWalk(root)[index] as Element[];
+}
 
-  const found: (Element | undefined)[] = specs.map(() => undefined);
-  let missing = specs.length;
-  const offer = (el: Element, i: number) => {
-    if (found[i] !== undefined) return;
-    const selector = specs[i]!.selector;
-    if (selector !== undefined && !matches(el, selector)) return;
-    found[i] = el;
-    missing--;
-  };
-  const test = (el: Element): boolean => {
-    const cls = el.attribs.class;
-    if (classPattern && cls !== undefined && classPattern.test(cls)) {
-      for (const c of cls.split(/\s+/)) for (const i of byClass.get(c) ?? []) offer(el, i);
+/**
+ * The one walk of a page (document order, root included) that answers every registered lookup. It
+ * skips `<head>`, scripts, styles, templates and inline SVG icons, which never hold a block, and
+ * tests an element only against the specs naming one of its classes, its tag or an attribute it
+ * carries (see `Sieve`). It stops early only when every lookup wants a first match and all are found.
+ */
+function pageWalk(root: AnyNode): (Element | Element[] | undefined)[] {
+  let found = pagesWalked.get(root);
+  if (found && found.length === registered.length) return found;
+  if (pageSieve?.size !== registered.length) pageSieve = { sieve: landmarkSieve(registered), size: registered.length };
+  const { sieve } = pageSieve;
+  const result: (Element | Element[] | undefined)[] = registered.map((r) => (r.every ? [] : undefined));
+  let missing = registered.filter((r) => !r.every).length;
+  const stopsEarly = missing === registered.length;
+  let el!: Element;
+  const hit = (rule: Rule) => {
+    const held = result[rule.target];
+    if (Array.isArray(held)) {
+      if (held[held.length - 1] !== el && (!rule.test || rule.test(el))) held.push(el);
+    } else if (held === undefined && (!rule.test || rule.test(el))) {
+      result[rule.target] = el;
+      missing--;
     }
-    for (const i of byTag.get(el.name) ?? []) offer(el, i);
-    for (const [name, wanted] of attributes) {
-      const value = el.attribs[name];
-      if (value !== undefined) for (const w of wanted) if (w.value === true || w.value === value) offer(el, w.spec);
-    }
-    return missing === 0;
   };
-  firstOfEach(root, [test]);
+  // The walk of `walk`, written out: it visits every element of the page.
+  const stack: Element[] = [];
+  const pushElements = (nodes: readonly AnyNode[]) => {
+    for (let i = nodes.length - 1; i >= 0; i--) if (isTag(nodes[i]!)) stack.push(nodes[i] as Element);
+  };
+  pushElements(isTag(root) ? [root] : "children" in root ? root.children : []);
+  while (stack.length > 0) {
+    el = stack.pop()!;
+    if (NO_LANDMARKS.has(el.name)) continue;
+    sieve.candidates(el, hit);
+    if (stopsEarly && missing === 0) break;
+    pushElements(el.children);
+  }
+  found = result;
+  pagesWalked.set(root, found);
   return found;
+}
+
+/** The registered specs as one sieve: a selector's keys are read from it, a spec names its own. */
+function landmarkSieve(specs: readonly Registered[]): Sieve {
+  const sieve = new Sieve();
+  specs.forEach(({ spec }, target) => {
+    if (typeof spec === "string") {
+      for (const alternative of alternatives(spec)) sieve.add(requirement(alternative), { target, test: query(alternative) });
+      return;
+    }
+    const test = spec.selector === undefined ? undefined : query(spec.selector);
+    for (const c of spec.classes ?? []) sieve.add({ class: c }, { target, test });
+    for (const tag of spec.tags ?? []) sieve.add({ tag }, { target, test });
+    for (const [attribute, value] of Object.entries(spec.attributes ?? {})) {
+      sieve.add(value === true ? { attribute } : { attribute, value }, { target, test });
+    }
+  });
+  return sieve;
 }

@@ -1,13 +1,14 @@
 /**
  * Images search (`tbm=isch` / `udm=2`) → `images_results`. Each layout the upstream has served is one
- * row of LAYOUTS: the selector of its tiles and how to read one. The first layout whose tiles are on
- * the page reads them all. Whatever the layout, an `/imgres?` link inside a tile is read too: its query
- * carries the full image URL, the source page and the size.
+ * row of LAYOUTS: the selector of its tiles, the parts a tile is read from and how to read them. The
+ * page is scanned once for the tiles of every layout, and the first layout whose tiles are on the page
+ * reads them all, each tile scanned once for its parts. Whatever the layout, an `/imgres?` link inside
+ * a tile is read too: its query carries the full image URL, the source page and the size.
  */
 import type { ImageResult, ImagesBlocks } from "@serp/shared";
 import { textContent } from "domutils";
 import { isTag } from "domhandler";
-import { all, attr, first, parseHtml, targetUrl, text, textOf, unwrapWayback, type Element } from "../dom.js";
+import { attr, parseHtml, scan, targetUrl, text, unwrapWayback, type Element, type Scan } from "../dom.js";
 
 /** Images tab as a browser renders it (`udm=2`, 2025): one `data-attrid` tile per image. */
 const MODERN = {
@@ -49,19 +50,22 @@ type Fields = Omit<ImageResult, "position">;
 interface Layout {
   name: string;
   tiles: string;
-  read: (tile: Element) => Fields;
+  /** What a tile is read from, found in one scan of the tile (its `/imgres?` link is added). */
+  parts: readonly string[];
+  read: (tile: Element, parts: Scan) => Fields;
 }
 
 const LAYOUTS: Layout[] = [
   {
     name: "udm2-2025",
     tiles: MODERN.tile,
-    read: (tile) => {
-      const img = first(MODERN.image, tile);
+    parts: [MODERN.image, MODERN.title, MODERN.link, MODERN.source],
+    read: (tile, parts) => {
+      const img = parts.first(MODERN.image);
       return {
-        title: textOf(MODERN.title, tile) ?? (attr(img, "alt") || undefined),
-        link: pageLink(attr(first(MODERN.link, tile), "href") ?? attr(tile, "data-lpage")),
-        source: textOf(MODERN.source, tile),
+        title: parts.textOf(MODERN.title) ?? (attr(img, "alt") || undefined),
+        link: pageLink(attr(parts.first(MODERN.link), "href") ?? attr(tile, "data-lpage")),
+        source: parts.textOf(MODERN.source),
         thumbnail: thumbnailOf(img),
       };
     },
@@ -69,16 +73,17 @@ const LAYOUTS: Layout[] = [
   {
     name: "basic-table-2017",
     tiles: BASIC_TABLE.tile,
-    read: (tile) => {
-      const source = attr(first(BASIC_TABLE.source, tile), "title") ?? textOf(BASIC_TABLE.source, tile);
+    parts: [BASIC_TABLE.source, BASIC_TABLE.link, BASIC_TABLE.image],
+    read: (tile, parts) => {
+      const source = attr(parts.first(BASIC_TABLE.source), "title") ?? parts.textOf(BASIC_TABLE.source);
       const lines = brLines(tile).filter((l) => l && l !== source);
       const size = lines.map(imageSize).find((s) => s !== undefined);
       const title = lines.find((l) => imageSize(l) === undefined);
       return {
         title,
-        link: pageLink(attr(first(BASIC_TABLE.link, tile), "href")),
+        link: pageLink(attr(parts.first(BASIC_TABLE.link), "href")),
         source,
-        thumbnail: thumbnailOf(first(BASIC_TABLE.image, tile)),
+        thumbnail: thumbnailOf(parts.first(BASIC_TABLE.image)),
         original_width: size?.[0],
         original_height: size?.[1],
       };
@@ -87,27 +92,39 @@ const LAYOUTS: Layout[] = [
   {
     name: "basic-mobile-2022",
     tiles: BASIC_MOBILE.tile,
-    read: (tile) => ({
-      title: textOf(BASIC_MOBILE.title, tile),
-      link: pageLink(attr(first(BASIC_MOBILE.link, tile), "href")),
-      source: textOf(BASIC_MOBILE.source, tile),
-      thumbnail: thumbnailOf(first(BASIC_MOBILE.image, tile)),
+    parts: [BASIC_MOBILE.title, BASIC_MOBILE.link, BASIC_MOBILE.source, BASIC_MOBILE.image],
+    read: (_, parts) => ({
+      title: parts.textOf(BASIC_MOBILE.title),
+      link: pageLink(attr(parts.first(BASIC_MOBILE.link), "href")),
+      source: parts.textOf(BASIC_MOBILE.source),
+      thumbnail: thumbnailOf(parts.first(BASIC_MOBILE.image)),
     }),
   },
   {
     name: "imgres-links",
     tiles: IMGRES.link,
+    parts: [IMGRES.image],
     // Only the caption link has text; an image's alt there is a generic "Image result for …".
-    read: (a) => ({ title: text(a) || undefined, thumbnail: thumbnailOf(first(IMGRES.image, a)) }),
+    read: (a, parts) => ({ title: text(a) || undefined, thumbnail: thumbnailOf(parts.first(IMGRES.image)) }),
   },
 ];
 
+/** The tiles of every layout, found in one scan of the page. */
+const ALL_TILES = LAYOUTS.map((l) => l.tiles);
+/** Each layout's parts and the `/imgres?` link, scanned together in a tile. */
+const TILE_PARTS = new Map(LAYOUTS.map((l) => [l, [...l.parts, IMGRES.link]]));
+
 export function parseImages(html: string): ImagesBlocks {
-  const doc = parseHtml(html);
+  const tilesOnPage = scan(parseHtml(html), ALL_TILES);
   for (const layout of LAYOUTS) {
-    const tiles = all(layout.tiles, doc);
+    const tiles = tilesOnPage.all(layout.tiles);
     if (tiles.length === 0) continue;
-    const items = mergeRepeats(tiles.map((tile) => withImgres(tile, layout.read(tile))));
+    const items = mergeRepeats(
+      tiles.map((tile) => {
+        const parts = scan(tile, TILE_PARTS.get(layout)!);
+        return withImgres(tile, parts, layout.read(tile, parts));
+      }),
+    );
     return { images_results: items.map((fields, i) => ({ position: i + 1, ...compact(fields) })) };
   }
   return { images_results: [] };
@@ -137,8 +154,8 @@ export function parseImgres(href: string | undefined): Fields | undefined {
 }
 
 /** The tile's own fields win; an `/imgres?` link inside it (or the tile itself) fills the gaps. */
-function withImgres(tile: Element, fields: Fields): Fields {
-  const a = tile.name === "a" && attr(tile, "href")?.includes("/imgres?") ? tile : first(IMGRES.link, tile);
+function withImgres(tile: Element, parts: Scan, fields: Fields): Fields {
+  const a = tile.name === "a" && attr(tile, "href")?.includes("/imgres?") ? tile : parts.first(IMGRES.link);
   const res = parseImgres(attr(a, "href"));
   return res ? { ...res, ...compact(fields) } : fields;
 }

@@ -11,7 +11,6 @@
  * Mobile cards put the category on the address line instead (`Coffee shop · 1594 Market St`).
  */
 import type { LocalBlocks, LocalPlace } from "@serp/shared";
-import { compareDocumentPosition } from "domutils";
 import { isTag } from "domhandler";
 import {
   all,
@@ -19,13 +18,17 @@ import {
   attr,
   first,
   hasClass,
+  landmarks,
+  matches,
   parseCount,
   parseHtml,
   parseRating,
+  scan,
   targetUrl,
   text,
   type Document,
   type Element,
+  type Scan,
 } from "../dom.js";
 
 /** The card, in every layout: its lines live in `.rllt__details`. */
@@ -44,6 +47,13 @@ const CARD = {
   extraLineClasses: ["pJ3Ci", "dXnVAb", "RGCvMc"],
 } as const;
 
+/** Every card's details block on the page, found in the page walk. */
+const cardDetails = landmarks(CARD.details);
+/** What a card is read from, found in one scan of the card. */
+const CARD_PARTS = [CARD.title, CARD.website, CARD.anyLink];
+/** A line, or an element in it, carrying one of the extra-line classes. */
+const EXTRA_LINE = CARD.extraLineClasses.map((c) => `.${c}`).join(", ");
+
 /** The "More places" / "View all" link under a pack (mobile 2018: a `data-href` footer). */
 const MORE = {
   link: "a[href], [data-href]",
@@ -51,10 +61,6 @@ const MORE = {
   /** How far above the last card the link may sit (mobile cards are nested deep in carousels). */
   maxClimb: 16,
 } as const;
-
-/** `compareDocumentPosition(a, b)` bits (domutils' DocumentPosition): a comes after b; a is inside b. */
-const FOLLOWS = 4;
-const INSIDE = 16;
 
 const SEPARATOR = /\s*·\s*/;
 /** Rating first on its line: `4.3(291)`, `3,9 (21)`, `5.0 ·`. */
@@ -98,7 +104,7 @@ interface Card {
 function findCards(doc: Document): Card[] {
   const seen = new Set<Element>();
   const cards: Card[] = [];
-  for (const details of all(CARD.details, doc)) {
+  for (const details of cardDetails(doc)) {
     const root = cardRoot(details);
     if (seen.has(root)) continue;
     seen.add(root);
@@ -129,10 +135,13 @@ function readPlaces(cards: Card[]): LocalPlace[] {
 interface Line {
   el: Element;
   text: string;
+  /** A description, service options or a review quote: never name, rating, address or hours. */
+  extra: boolean;
 }
 
 function readCard({ root, details }: Card, position: number): LocalPlace | undefined {
-  const titleEl = first(CARD.title, root);
+  const card = scan(root, CARD_PARTS);
+  const titleEl = card.first(CARD.title);
   const title = text(titleEl);
   if (!titleEl || !title) return undefined;
   const place: LocalPlace = { position, title };
@@ -143,7 +152,7 @@ function readCard({ root, details }: Card, position: number): LocalPlace | undef
 
   // The address line follows the rating line (or the name when there is no rating line).
   const addressLine = lines[ratingAt + 1];
-  if (addressLine && !isHours(addressLine.text) && !isExtra(addressLine)) {
+  if (addressLine && !isHours(addressLine.text) && !addressLine.extra) {
     let parts = addressLine.text.split(SEPARATOR).filter(Boolean);
     parts = parts.filter((p, i) => !PHONE.test(p) && !YEARS_IN_BUSINESS.test(p) && !(i > 0 && LOCATED_IN.test(p)));
     // Mobile cards: `Coffee shop · 1594 Market St` when the rating line carries no category.
@@ -152,9 +161,9 @@ function readCard({ root, details }: Card, position: number): LocalPlace | undef
   }
 
   place.phone = findPhone(lines.filter((_, i) => i !== ratingAt)) ?? null;
-  const hours = lines.find((l, i) => i !== ratingAt && !isExtra(l) && isHours(l.text));
+  const hours = lines.find((l, i) => i !== ratingAt && !l.extra && isHours(l.text));
   if (hours) place.hours = hours.text.replace(/\s*([·⋅])\s*/g, " $1 ");
-  const website = websiteOf(root);
+  const website = websiteOf(card);
   if (website) place.website = website;
   return place;
 }
@@ -166,7 +175,8 @@ function cardLines(details: Element, titleEl: Element): Line[] {
     .filter(isTag)
     .filter((el) => el !== titleEl && !titleAncestors.has(el))
     .map((el) => ({ el, text: text(el) }))
-    .filter((l) => l.text !== "");
+    .filter((l) => l.text !== "")
+    .map((l) => ({ ...l, extra: isExtra(l.el, l.text) }));
 }
 
 function isRatingLine(line: Line): boolean {
@@ -192,26 +202,23 @@ function isHours(line: string): boolean {
   return HOURS_DOT.test(line) || HOURS_WORD.test(line);
 }
 
-function isExtra(line: Line): boolean {
-  return (
-    CARD.extraLineClasses.some((c) => hasClass(line.el, c) || first(`.${c}`, line.el) !== null) ||
-    /^["“„«]/.test(line.text)
-  );
+function isExtra(el: Element, text: string): boolean {
+  return matches(el, EXTRA_LINE) || first(EXTRA_LINE, el) !== null || /^["“„«]/.test(text);
 }
 
 function findPhone(lines: Line[]): string | undefined {
   for (const line of lines) {
-    if (isExtra(line)) continue;
+    if (line.extra) continue;
     const phone = line.text.split(SEPARATOR).find((p) => PHONE.test(p));
     if (phone) return phone;
   }
   return undefined;
 }
 
-function websiteOf(root: Element): string | undefined {
-  const button = targetUrl(attr(first(CARD.website, root), "href"));
+function websiteOf(card: Scan): string | undefined {
+  const button = targetUrl(attr(card.first(CARD.website), "href"));
   if (button) return button;
-  for (const a of all(CARD.anyLink, root)) {
+  for (const a of card.all(CARD.anyLink)) {
     const url = targetUrl(attr(a, "href"));
     if (url && isExternal(url)) return url;
   }
@@ -227,17 +234,24 @@ function isExternal(url: string): boolean {
   }
 }
 
-/** The first "more places" link after the last card, within a few levels above it. */
+/**
+ * The first "more places" link after the last card, within a few levels above it. Each level up only
+ * adds what follows the part already searched (what precedes it comes before the card), so only
+ * the following siblings of that part are searched: each element once, however far the link is.
+ */
 function moreLink(lastCard: Element): string | undefined {
+  let searched = lastCard;
   let level = 0;
   for (const scope of ancestors(lastCard)) {
     if (++level > MORE.maxClimb) break;
-    for (const a of all(MORE.link, scope)) {
-      const href = attr(a, "href") ?? attr(a, "data-href") ?? "";
-      if (!MORE.href.test(href) || !text(a)) continue;
-      const position = compareDocumentPosition(a, lastCard);
-      if (position & FOLLOWS && !(position & INSIDE)) return targetUrl(href);
+    for (let sibling = searched.next; sibling; sibling = sibling.next) {
+      if (!isTag(sibling)) continue;
+      for (const a of all(MORE.link, [sibling])) {
+        const href = attr(a, "href") ?? attr(a, "data-href") ?? "";
+        if (MORE.href.test(href) && text(a)) return targetUrl(href);
+      }
     }
+    searched = scope;
   }
   return undefined;
 }

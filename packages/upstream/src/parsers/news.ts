@@ -17,12 +17,14 @@ import {
   first,
   isPlaceholderImage,
   parseHtml,
+  scan,
   scriptedImageSources,
   targetUrl,
   text,
   textOf,
   type Document,
   type Element,
+  type Scan,
 } from "../dom.js";
 
 /** The rendered results page (2022–2025). */
@@ -36,6 +38,9 @@ const CARD = {
   date: [".LfVVr", ".rbYSKb", ".ZE0LJd", ".WG9SHc"],
   thumbnail: ".gpjNTe img, .uhHOwf img, .FAkayc img",
 } as const;
+
+/** What a card is read from, found in one scan of the card. */
+const CARD_PARTS = [CARD.link, CARD.anyLink, ...CARD.title, ...CARD.source, CARD.snippet, ...CARD.date, CARD.thumbnail];
 
 /** Basic HTML (`div.ezO2md`) and WML (`div.zMzFAb`, or bare `/url?q=` links) pages. */
 const LIGHT = {
@@ -67,16 +72,17 @@ function readCards(doc: Document, cards: Element[]): Article[] {
   const images = () => (scripted ??= scriptedImageSources(doc));
   const articles: Article[] = [];
   for (const card of cards) {
-    const link = targetUrl(attr(first(CARD.link, card) ?? first(CARD.anyLink, card), "href"));
+    const parts = scan(card, CARD_PARTS);
+    const link = targetUrl(attr(parts.first(CARD.link) ?? parts.first(CARD.anyLink), "href"));
     const article = toArticle(
       link,
-      firstText(CARD.title, card),
-      firstText(CARD.source, card),
-      firstText(CARD.date, card),
-      textOf(CARD.snippet, card),
+      firstText(CARD.title, parts),
+      firstText(CARD.source, parts),
+      firstText(CARD.date, parts),
+      parts.textOf(CARD.snippet),
     );
     if (!article) continue;
-    const thumbnail = imageOf(first(CARD.thumbnail, card), images);
+    const thumbnail = imageOf(parts.first(CARD.thumbnail), images);
     if (thumbnail) article.thumbnail = thumbnail;
     articles.push(article);
   }
@@ -154,9 +160,9 @@ function absolute(src: string): string | undefined {
 }
 
 /** Text of the first selector (in priority order, not document order) that matches non-empty. */
-function firstText(selectors: readonly string[], root: Element): string | undefined {
+function firstText(selectors: readonly string[], root: Element | Scan): string | undefined {
   for (const s of selectors) {
-    const t = textOf(s, root);
+    const t = "tagName" in root ? textOf(s, root) : root.textOf(s);
     if (t) return t;
   }
   return undefined;

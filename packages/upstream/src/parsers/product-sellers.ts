@@ -8,19 +8,17 @@
  */
 import type { Seller, SellersBlocks } from "@serp/shared";
 import {
-  all,
   attr,
   closest,
-  type Document,
   type Element,
-  first,
   hasClass,
   parseCount,
   parseHtml,
   parsePrice,
+  scan,
+  type Scan,
   targetUrl,
   text,
-  textOf,
 } from "../dom.js";
 
 interface SellerLayout {
@@ -72,19 +70,30 @@ const LAYOUTS: readonly SellerLayout[] = [
   },
 ];
 
+/** What the page is read from, and each offer row, found in one scan each. */
+const PAGE_PARTS = new Map(LAYOUTS.map((l) => [l, [l.marker, l.headerCells, l.row, l.title]]));
+const ROW_PARTS = new Map(
+  LAYOUTS.map((l) => [l, [l.sellerName, l.sellerLink, l.visitLink, l.totalPrice, l.breakdownRow, l.sellerRating, l.sellerReviews]]),
+);
+
 /** Breakdown labels that name a shipping charge, in the interface languages the service asks for. */
 const SHIPPING_LABEL = /frete|envio|entrega|shipping|delivery|versand|livraison|env[ií]o|spedizione|verzending|доставка/i;
 const PERCENT = /(\d{1,3})\s*%/;
 
 export function parseSellers(html: string): SellersBlocks {
   const doc = parseHtml(html);
-  const layout = LAYOUTS.find((l) => first(l.marker, doc));
-  if (!layout) return { sellers: [] };
+  for (const layout of LAYOUTS) {
+    const page = scan(doc, PAGE_PARTS.get(layout)!);
+    if (page.first(layout.marker)) return readSellers(layout, page);
+  }
+  return { sellers: [] };
+}
 
-  const columns = columnIndexes(layout, doc);
+function readSellers(layout: SellerLayout, page: Scan): SellersBlocks {
+  const columns = columnIndexes(layout, page.all(layout.headerCells));
   const sellers: Seller[] = [];
   const seen = new Set<string>();
-  for (const row of all(layout.row, doc)) {
+  for (const row of page.all(layout.row)) {
     if (closest(row, (e) => hasClass(e, layout.nestedOffersClass))) continue;
     const seller = readRow(layout, row, columns);
     if (!seller) continue;
@@ -94,7 +103,7 @@ export function parseSellers(html: string): SellersBlocks {
     sellers.push({ position: sellers.length + 1, ...seller });
   }
 
-  const title = textOf(layout.title, doc);
+  const title = page.textOf(layout.title);
   return title ? { product_title: title, sellers } : { sellers };
 }
 
@@ -104,8 +113,7 @@ type Columns = { details?: number; basePrice?: number };
  * Which column holds what, read from the header: the base price sits under the item-price header, and
  * the details are in the one column whose header carries none of the known classes.
  */
-function columnIndexes(layout: SellerLayout, doc: Document): Columns {
-  const heads = all(layout.headerCells, doc);
+function columnIndexes(layout: SellerLayout, heads: readonly Element[]): Columns {
   const known = Object.values(layout.columns);
   const index = (cls: string) => {
     const i = heads.findIndex((h) => hasClass(h, cls));
@@ -116,18 +124,19 @@ function columnIndexes(layout: SellerLayout, doc: Document): Columns {
 }
 
 function readRow(layout: SellerLayout, row: Element, columns: Columns): Omit<Seller, "position"> | undefined {
-  const name = textOf(layout.sellerName, row) ?? text(first(layout.sellerLink, row));
+  const parts = scan(row, ROW_PARTS.get(layout)!);
+  const name = parts.textOf(layout.sellerName) ?? text(parts.first(layout.sellerLink));
   if (!name) return undefined;
   const cells = row.children.filter((c): c is Element => c.type === "tag" && c.name === "td");
   const cell = (i: number | undefined) => (i === undefined ? undefined : cells[i]);
 
-  const breakdown = readBreakdown(layout, row);
+  const breakdown = readBreakdown(parts.all(layout.breakdownRow));
   const basePrice = text(cell(columns.basePrice)) || breakdown.base;
-  const totalPrice = textOf(layout.totalPrice, row) ?? breakdown.total;
+  const totalPrice = parts.textOf(layout.totalPrice) ?? breakdown.total;
   if (!basePrice && !totalPrice) return undefined;
 
   const seller: Omit<Seller, "position"> = { name };
-  const link = targetUrl(attr(first(layout.sellerLink, row), "href")) ?? targetUrl(attr(first(layout.visitLink, row), "href"));
+  const link = targetUrl(attr(parts.first(layout.sellerLink), "href")) ?? targetUrl(attr(parts.first(layout.visitLink), "href"));
   if (link) seller.link = link;
   if (basePrice) {
     seller.base_price = basePrice;
@@ -141,9 +150,9 @@ function readRow(layout: SellerLayout, row: Element, columns: Columns): Omit<Sel
   const details = text(cell(columns.details));
   if (details) seller.details = details;
 
-  const positive = textOf(layout.sellerRating, row)?.match(PERCENT)?.[1];
+  const positive = parts.textOf(layout.sellerRating)?.match(PERCENT)?.[1];
   if (positive) seller.positive_reviews_percent = Number(positive);
-  const reviews = parseCount(textOf(layout.sellerReviews, row));
+  const reviews = parseCount(parts.textOf(layout.sellerReviews));
   if (reviews !== undefined) seller.reviews = reviews;
   return dropUndefined(seller);
 }
@@ -153,8 +162,8 @@ function dropUndefined<T extends object>(o: T): T {
 }
 
 /** Item price (first row), total (last row) and a shipping row when the breakdown lists one. */
-function readBreakdown(layout: SellerLayout, row: Element): { base?: string; shipping?: string; total?: string } {
-  const pairs = all(layout.breakdownRow, row)
+function readBreakdown(rows: readonly Element[]): { base?: string; shipping?: string; total?: string } {
+  const pairs = rows
     .map((tr) => tr.children.filter((c): c is Element => c.type === "tag" && c.name === "td").map((td) => text(td)))
     .filter((tds): tds is [string, string] => tds.length === 2 && Boolean(tds[0]) && Boolean(tds[1]));
   if (!pairs.length) return {};

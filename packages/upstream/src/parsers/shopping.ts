@@ -5,7 +5,7 @@
  * layout reads them.
  */
 import type { ShoppingBlocks, ShoppingResult } from "@serp/shared";
-import { all, attr, first, hasClass, parsePrice, parseCount, parseRating, parseHtml, targetUrl, text, textOf, type Element } from "../dom.js";
+import { all, attr, first, hasClass, parsePrice, parseCount, parseRating, parseHtml, scan, targetUrl, text, type Element } from "../dom.js";
 
 /**
  * List view, 2021 (pt-BR captures): one `.sh-dlr__list-result` per product under "best match" and
@@ -31,6 +31,20 @@ const LIST_2021 = {
   thumbnail: ".sh-dlr__thumbnail img",
 } as const;
 
+/** What a card is read from, found in one scan of the card. */
+const LIST_2021_PARTS = [
+  LIST_2021.title,
+  LIST_2021.productLink,
+  LIST_2021.merchant,
+  LIST_2021.titleLink,
+  LIST_2021.price,
+  LIST_2021.oldPrice,
+  LIST_2021.reviewsLink,
+  LIST_2021.comparisons,
+  LIST_2021.row,
+  LIST_2021.thumbnail,
+];
+
 type Fields = Omit<ShoppingResult, "position">;
 
 interface Layout {
@@ -54,15 +68,16 @@ export function parseShopping(html: string): ShoppingBlocks {
 
 function readListCard(card: Element): Fields | undefined {
   const L = LIST_2021;
-  const title = textOf(L.title, card);
+  const parts = scan(card, LIST_2021_PARTS);
+  const title = parts.textOf(L.title);
   if (!title) return undefined;
-  const productHref = attr(first(L.productLink, card), "href");
-  const merchant = first(L.merchant, card);
-  const titleHref = attr(first(L.titleLink, card), "href");
-  const price = textOf(L.price, card);
-  const oldPrice = textOf(L.oldPrice, card);
-  const reviewsLink = first(L.reviewsLink, card);
-  const comparisons = first(L.comparisons, card);
+  const productHref = attr(parts.first(L.productLink), "href");
+  const merchant = parts.first(L.merchant);
+  const titleHref = attr(parts.first(L.titleLink), "href");
+  const price = parts.textOf(L.price);
+  const oldPrice = parts.textOf(L.oldPrice);
+  const reviewsLink = parts.first(L.reviewsLink);
+  const comparisons = parts.first(L.comparisons);
   return {
     title,
     product_id: productId(productHref),
@@ -77,16 +92,16 @@ function readListCard(card: Element): Fields | undefined {
     reviews: reviewsLink ? parseCount(attr(first(L.reviews, reviewsLink), "aria-label")) : undefined,
     number_of_comparisons: text(comparisons).match(/\d[\d.,]*\+?/)?.[0],
     comparison_link: comparisons ? targetUrl(attr(comparisons, "href")) : undefined,
-    ...detailRows(card),
-    thumbnail: httpUrl(attr(first(L.thumbnail, card), "src")),
+    ...detailRows(parts.all(L.row)),
+    thumbnail: httpUrl(attr(parts.first(L.thumbnail), "src")),
   };
 }
 
 /** The rows after price and rating: spec chips (`HP · DeskJet · …`) or a description snippet. */
-function detailRows(card: Element): Pick<Fields, "extensions" | "snippet"> {
+function detailRows(rows: readonly Element[]): Pick<Fields, "extensions" | "snippet"> {
   const L = LIST_2021;
   const out: Pick<Fields, "extensions" | "snippet"> = {};
-  for (const row of all(L.row, card)) {
+  for (const row of rows) {
     if (hasClass(row, L.ratingRowClass) || hasClass(row, L.variantsRowClass) || first(L.priceRow, row)) continue;
     const chips = row.children.filter((c): c is Element => c.type === "tag" && c.name === "span").map(text);
     if (chips.length > 0) out.extensions ??= chips.filter(Boolean);

@@ -4,7 +4,7 @@
  * when it comes before the first organic result. Shopping ads (product tiles) are not text ads.
  */
 import type { AdResult, Link } from "@serp/shared";
-import { type Element, all, attr, first, text, targetUrl } from "../../dom.js";
+import { type Element, type Scan, all, attr, scan, text, targetUrl } from "../../dom.js";
 import { compareDocumentPosition } from "domutils";
 import { isTag } from "domhandler";
 
@@ -17,7 +17,11 @@ const AD = {
   // .yDYNvb 2020+ · .ads-creative 2019 · .MUxGbd.lEBKkf mobile 2018
   description: ".yDYNvb, .ads-creative, .BmP5tf > .MUxGbd.lEBKkf",
   source: ".BTu2cd",
+  link: "a[href]",
 };
+
+/** What an ad is read from, found in one scan of its unit. */
+const AD_PARTS = [AD.title, AD.link, AD.displayedLink, AD.description, AD.source];
 
 /**
  * domutils' `DocumentPosition.PRECEDING` bit, set by `compareDocumentPosition(a, b)` when `a` comes
@@ -67,26 +71,29 @@ function units(container: Element): Element[] {
 }
 
 function readAd(unit: Element, block_position: AdResult["block_position"], position: number): AdResult | undefined {
-  const heading = all(AD.title, unit).find((h) => text(h));
-  const anchor = (heading && closestLink(heading, unit)) ?? all("a[href]", unit).find((a) => text(a));
+  const found = scan(unit, AD_PARTS);
+  const heading = found.all(AD.title).find((h) => text(h));
+  const anchor = (heading && closestLink(heading, unit)) ?? found.all(AD.link).find((a) => text(a));
   if (!heading || !anchor) return undefined;
   const title = withoutBidiMarks(text(heading));
   const href = attr(anchor, "href");
-  const tracking = attr(anchor, "data-rw") ?? (AD_CLICK.test(href ?? "") ? href : undefined) ?? firstClickLink(unit);
+  const tracking = attr(anchor, "data-rw") ?? (AD_CLICK.test(href ?? "") ? href : undefined) ?? firstClickLink(found);
   const link = advertiserUrl(anchor) ?? targetUrl(href);
   if (!title || !link) return undefined;
   const ad: AdResult = { position, block_position, title, link };
-  const displayed = text(first(AD.displayedLink, anchor) ?? first(AD.displayedLink, unit));
+  const displayedLinks = found.all(AD.displayedLink);
+  const displayed = text(displayedLinks.find((el) => isInside(el, anchor)) ?? displayedLinks[0]);
   if (displayed) ad.displayed_link = displayed;
   if (tracking) ad.tracking_link = new URL(tracking, "https://www.google.com").href;
-  const description = all(AD.description, unit)
+  const description = found
+    .all(AD.description)
     .filter((el) => !isInside(el, anchor) && !isHeading(el))
-    .map(text)
+    .map((el) => text(el))
     .find((t) => t);
   if (description) ad.description = description;
-  const source = text(first(AD.source, unit));
+  const source = found.textOf(AD.source);
   if (source) ad.source = source;
-  const sitelinks = adSitelinks(unit, anchor);
+  const sitelinks = adSitelinks(found, anchor);
   if (sitelinks.length) ad.sitelinks = sitelinks;
   return ad;
 }
@@ -118,8 +125,9 @@ function closestLink(heading: Element, unit: Element): Element | undefined {
   return undefined;
 }
 
-function firstClickLink(unit: Element): string | undefined {
-  return all("a[href]", unit)
+function firstClickLink(unit: Scan): string | undefined {
+  return unit
+    .all(AD.link)
     .map((a) => attr(a, "href")!)
     .find((h) => AD_CLICK.test(h));
 }
@@ -131,9 +139,9 @@ function isHeading(el: Element): boolean {
 /** Links of the search engine's own that are not the ad's (seller ratings, "why this ad"). */
 const ENGINE_PAGE = /^https?:\/\/(?:www\.)?google\.[a-z.]+\/(?!aclk)/i;
 
-function adSitelinks(unit: Element, titleAnchor: Element): Link[] {
+function adSitelinks(unit: Scan, titleAnchor: Element): Link[] {
   const out: Link[] = [];
-  for (const a of all("a[href]", unit)) {
+  for (const a of unit.all(AD.link)) {
     if (a === titleAnchor || isInside(a, titleAnchor)) continue;
     const title = text(a);
     const link = targetUrl(attr(a, "href"));

@@ -1,13 +1,13 @@
 /**
- * The web results page, parsed once. Its landmarks (results column, ad blocks, page foot, result
- * stats) are located in one walk of the document; organic results, ads, related searches and the
- * result stats are then read inside them, the titles and related-search links in one walk of the
- * results column. The upstream's progressive JSON format (`{"c":…,"d":"<html…>"}/*""*\/` chunks) is
- * joined back into the page it carries first.
+ * The web results page, parsed once and walked once. Its landmarks (results column, ad blocks, page
+ * foot, result stats), every result title and every related-search link are found in the page walk
+ * all extractors share (see `landmark` in dom.ts); organic results, ads, related searches and the
+ * result stats are then read inside the landmarks. The upstream's progressive JSON format
+ * (`{"c":…,"d":"<html…>"}/*""*\/` chunks) is joined back into the page it carries first.
  */
 import type { WebSearchBlocks } from "@serp/shared";
 import { isTag } from "domhandler";
-import { type Document, type Element, all, elementsById, matches, parseHtml } from "../../dom.js";
+import { type Document, type Element, landmark, landmarks, parseHtml } from "../../dom.js";
 import { extractLocalPack } from "../local.js";
 import { extractAds, type AdPlacement } from "./ads.js";
 import { extractAiOverview } from "./ai-overview.js";
@@ -38,25 +38,34 @@ const LANDMARK_IDS = [
   ...LANDMARK.stats,
 ];
 
+/** Each landmark's lookup in the page walk. */
+const byId = new Map<string, (doc: Document) => Element | undefined>(
+  LANDMARK_IDS.map((id) => [id, landmark({ attributes: { id } })]),
+);
+/** Result titles of each layout and related-search links, wherever they are on the page. */
+const pageTitles: Record<Layout, (doc: Document) => readonly Element[]> = {
+  full: landmarks(titleSelector("full")),
+  basic: landmarks(titleSelector("basic")),
+};
+const pageRelatedLinks = landmarks(RELATED_LINK);
+
 export function parseWebSearch(body: string): WebSearchBlocks {
   return extractWebSearch(parseHtml(isJsonChunks(body) ? joinJsonChunks(body) : body));
 }
 
 /** All blocks of an already parsed results page. */
 export function extractWebSearch(doc: Document): WebSearchBlocks {
-  const marks = elementsById(doc, LANDMARK_IDS);
-  const pick = (ids: readonly string[]) => ids.map((id) => marks.get(id)).filter((e): e is Element => !!e);
+  const mark = (id: string) => byId.get(id)!(doc);
+  const pick = (ids: readonly string[]) => ids.map(mark).filter((e): e is Element => !!e);
 
   const column = pick(LANDMARK.resultsColumn)[0];
   const layout: Layout = column ? "full" : "basic";
-  const root = column ?? marks.get(LANDMARK.basicMain) ?? documentElement(doc);
+  const root = column ?? mark(LANDMARK.basicMain) ?? documentElement(doc);
   if (!root) return { organic_results: [] };
-  // One walk of the results column finds both the result titles and the related-search links.
-  const headings: Element[] = [];
-  const relatedLinks: Element[] = [];
-  for (const el of all(`${titleSelector(layout)}, ${RELATED_LINK}`, root)) {
-    (el.name === "a" && matches(el, RELATED_LINK) ? relatedLinks : headings).push(el);
-  }
+  // The titles and related-search links of the results column (a related link is never a title).
+  const relatedLinks = pageRelatedLinks(doc).filter((a) => contains(root, a));
+  const related = new Set(relatedLinks);
+  const headings = pageTitles[layout](doc).filter((h) => contains(root, h) && !related.has(h));
   const found = findOrganicResults(root, layout, headings);
   const blocks: WebSearchBlocks = { organic_results: found.map((f) => f.result) };
 
@@ -80,7 +89,7 @@ export function extractWebSearch(doc: Document): WebSearchBlocks {
 
   // Related-search blocks sit at the foot of the results and sometimes between them (mobile).
   const foot = pick(LANDMARK.foot)[0];
-  if (foot && !contains(root, foot)) relatedLinks.push(...all(RELATED_LINK, foot));
+  if (foot && !contains(root, foot)) relatedLinks.push(...pageRelatedLinks(doc).filter((a) => contains(foot, a)));
   const related_searches = readRelatedLinks(relatedLinks);
   if (related_searches.length) blocks.related_searches = related_searches;
   const search_information = extractSearchInformation(pick(LANDMARK.stats)[0]);

@@ -14,19 +14,20 @@
 import type { KnowledgeGraph } from "@serp/shared";
 import { isTag } from "domhandler";
 import {
-  all,
   attr,
   closest,
   first,
   hasClass,
   hiddenByMarkup,
   landmark,
+  scan,
   targetUrl,
   text,
   textOf,
   textWithout,
   type Document,
   type Element,
+  type Scan,
 } from "../../dom.js";
 
 const PANEL = {
@@ -73,19 +74,23 @@ const FACTS = {
 
 const WEBSITE = 'a[data-attrid="visit_official_site"], a.mI8Pwc[href^="http"], a.lua-button[href^="http"]';
 
+/** What the panel is read from, found in one scan of each of its subtrees. */
+const PANEL_PARTS = [HEADER.subtitle, DESCRIPTION.box, WEBSITE, FACTS.label];
+
 export function extractKnowledgeGraph(doc: Document): KnowledgeGraph | undefined {
   const titleEl = panelTitle(doc);
   const title = titleEl && text(titleEl);
   if (!titleEl || !title) return undefined;
   const scopes = panelScopes(titleEl, doc);
+  const scans = scopes.map((scope) => scan(scope, PANEL_PARTS));
   const graph: KnowledgeGraph = { title };
 
-  const type = typeOf(firstIn(HEADER.subtitle, scopes));
+  const type = typeOf(firstIn(HEADER.subtitle, scans));
   if (type && type !== title) graph.type = type;
-  Object.assign(graph, description(firstIn(DESCRIPTION.box, scopes)));
-  const website = targetUrl(attr(firstIn(WEBSITE, scopes), "href"));
+  Object.assign(graph, description(firstIn(DESCRIPTION.box, scans)));
+  const website = targetUrl(attr(firstIn(WEBSITE, scans), "href"));
   if (website) graph.website = website;
-  const attributes = facts(scopes);
+  const attributes = facts(scopes, scans);
   if (Object.keys(attributes).length) graph.attributes = attributes;
   return graph;
 }
@@ -105,9 +110,10 @@ function parentElement(el: Element): Element | undefined {
   return el.parent && isTag(el.parent) ? el.parent : undefined;
 }
 
-function firstIn(selector: string, scopes: Element[]): Element | null {
-  for (const scope of scopes) {
-    const el = first(selector, scope);
+/** The first match in the first subtree that has one. */
+function firstIn(selector: string, scans: Scan[]): Element | null {
+  for (const found of scans) {
+    const el = found.first(selector);
     if (el) return el;
   }
   return null;
@@ -147,10 +153,10 @@ function description(box: Element | null): Pick<KnowledgeGraph, "description" | 
 }
 
 /** Visible `Label: value` rows, keyed by the label in snake_case; the first row of a label wins. */
-function facts(scopes: Element[]): Record<string, string> {
+function facts(scopes: Element[], scans: Scan[]): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const scope of scopes) {
-    for (const labelEl of all(FACTS.label, scope)) {
+  for (const [i, scope] of scopes.entries()) {
+    for (const labelEl of scans[i]!.all(FACTS.label)) {
       const row = closest(labelEl, (e) => e.attribs["data-attrid"] !== undefined) ?? parentElement(labelEl);
       if (!row || isHidden(row, scope)) continue;
       const key = snakeCase(text(labelEl).replace(/[:：]\s*$/, ""));

@@ -8,7 +8,7 @@
  * ancestor of its link that holds no other result's link.
  */
 import type { Link, OrganicResult } from "@serp/shared";
-import { type Element, all, attr, first, matches, text, targetUrl } from "../../dom.js";
+import { type Element, type Scan, all, attr, first, matches, scan, text, targetUrl } from "../../dom.js";
 import { isTag } from "domhandler";
 
 /** `full`: the JavaScript page served to browsers (desktop and mobile). `basic`: the no-JS / Lynx / WML page. */
@@ -61,6 +61,19 @@ const BASIC: ResultSelectors = {
 };
 
 const SELECTORS: Record<Layout, ResultSelectors> = { full: FULL, basic: BASIC };
+
+/** Inline and expanded sitelinks as one selector: rows and cells are read in page order. */
+const sitelinksOf = (sel: ResultSelectors) => [sel.inlineSitelinks, sel.expandedSitelinks].filter(Boolean).join(", ");
+
+/** Everything `details` reads in a result's block, found in one scan of the block. */
+const BLOCK_PARTS: Record<Layout, readonly string[]> = {
+  full: partsOf(FULL),
+  basic: partsOf(BASIC),
+};
+
+function partsOf(sel: ResultSelectors): string[] {
+  return [sel.displayedLink, sel.source, sel.snippet, sel.date, sitelinksOf(sel)];
+}
 
 /** Blocks whose links are not organic results, checked on every ancestor of a title link. */
 const NOT_ORGANIC = {
@@ -128,7 +141,7 @@ export function findOrganicResults(root: Element, layout: Layout, headings?: Ele
     const link = resultLink(attr(anchor, "href"));
     const title = text(heading);
     if (!link || !title || SEARCH_ENGINE_LINK.test(link)) continue;
-    const block = resultBlock(anchor, root, titlesUnder);
+    const block = scan(resultBlock(anchor, root, titlesUnder), BLOCK_PARTS[layout]);
     results.push({ result: { position: results.length + 1, title, link, ...details(block, anchor, sel) }, anchor });
   }
   return results;
@@ -188,14 +201,15 @@ function resultBlock(anchor: Element, root: Element, titlesUnder: Map<Element, n
 
 type Details = Omit<OrganicResult, "position" | "title" | "link">;
 
-function details(block: Element, anchor: Element, sel: ResultSelectors): Details {
+/** The result's other fields, read from the scan of its block. */
+function details(block: Scan, anchor: Element, sel: ResultSelectors): Details {
   const out: Details = {};
-  const displayed = text(first(sel.displayedLink, block));
+  const displayed = text(block.first(sel.displayedLink));
   if (displayed) out.displayed_link = displayed.replace(/\s*›\s*/g, " › ");
-  const source = sel.source ? text(first(sel.source, block)) : "";
+  const source = sel.source ? text(block.first(sel.source)) : "";
   if (source) out.source = source;
   const snippetEl = findSnippet(block, anchor, sel);
-  const dateEl = snippetEl ? first(sel.date, snippetEl) : null;
+  const dateEl = snippetEl ? block.all(sel.date).find((d) => isInside(d, snippetEl)) : undefined;
   const date = cleanDate(text(dateEl));
   if (date) out.date = date;
   if (snippetEl) {
@@ -203,28 +217,27 @@ function details(block: Element, anchor: Element, sel: ResultSelectors): Details
     const snippet = date && dateEl ? stripDatePrefix(full, text(dateEl)) : full;
     if (snippet) out.snippet = snippet;
   }
-  const sitelinks = readSitelinks(block, anchor, sel);
+  const sitelinks = readSitelinks(block.all(sitelinksOf(sel)), anchor, sel);
   if (sitelinks) out.sitelinks = sitelinks;
   return out;
 }
 
 /** The first snippet-like text of the block outside the title link (usually the first match). */
-function findSnippet(block: Element, anchor: Element, sel: ResultSelectors): Element | undefined {
-  const firstMatch = first(sel.snippet, block);
+function findSnippet(block: Scan, anchor: Element, sel: ResultSelectors): Element | undefined {
+  const firstMatch = block.first(sel.snippet);
   if (!firstMatch || (!isInside(firstMatch, anchor) && firstMatch.children.length)) return firstMatch ?? undefined;
-  return all(sel.snippet, block).find((el) => !isInside(el, anchor) && text(el));
+  return block.all(sel.snippet).find((el) => !isInside(el, anchor) && text(el));
 }
 
 /**
- * Inline and expanded sitelinks in one pass over the block. The selectors name rows and cells, not
- * their links: a descendant selector would be tested against every ancestor of every link.
+ * Inline and expanded sitelinks from the block's rows and cells, in page order. The selectors name
+ * rows and cells, not their links: a descendant selector would be tested against every ancestor of
+ * every link.
  */
-function readSitelinks(block: Element, anchor: Element, sel: ResultSelectors): OrganicResult["sitelinks"] {
-  const selector = [sel.inlineSitelinks, sel.expandedSitelinks].filter(Boolean).join(", ");
-  if (!selector) return undefined;
+function readSitelinks(rows: readonly Element[], anchor: Element, sel: ResultSelectors): OrganicResult["sitelinks"] {
   const inline: Link[] = [];
   const expanded: (Link & { snippet?: string })[] = [];
-  for (const el of all(selector, block)) {
+  for (const el of rows) {
     if (sel.expandedSitelinks && matches(el, sel.expandedSitelinks)) {
       const link = toLink(headedLink(el));
       if (!link) continue;

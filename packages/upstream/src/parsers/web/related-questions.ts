@@ -20,12 +20,14 @@ import {
   first,
   hasClass,
   landmark,
+  scan,
   targetUrl,
   text,
   textOf,
   textWithout,
   type Document,
   type Element,
+  type Scan,
 } from "../../dom.js";
 
 /** Desktop and mobile pages, 2019–2026. */
@@ -50,6 +52,9 @@ const FULL = {
   resultTitle: "h3",
   displayedLink: "cite",
 } as const;
+
+/** What a pair is read from, found in one scan of the pair. */
+const PAIR_PARTS = [FULL.question, FULL.snippetBox, FULL.listBox, FULL.date, FULL.resultLink, FULL.displayedLink];
 
 /** Basic HTML (`gbv=1`). */
 const BASIC = {
@@ -84,19 +89,20 @@ function readFull(firstPair: Element): RelatedQuestion[] {
   const pairs = list ? all(FULL.pair, list) : [firstPair];
   const questions: RelatedQuestion[] = [];
   for (const pair of pairs) {
-    const question = textOf(FULL.question, pair) ?? attr(first("[data-q]", [pair]), "data-q")?.trim();
+    const found = scan(pair, PAIR_PARTS);
+    const question = found.textOf(FULL.question) ?? attr(first("[data-q]", [pair]), "data-q")?.trim();
     if (!question) continue;
-    questions.push({ question, ...fullAnswer(pair) });
+    questions.push({ question, ...fullAnswer(found) });
   }
   return questions;
 }
 
 type Answer = Omit<RelatedQuestion, "question">;
 
-function fullAnswer(pair: Element): Answer {
+function fullAnswer(pair: Scan): Answer {
   const answer: Answer = {};
-  const snippetBox = first(FULL.snippetBox, pair);
-  const listBox = snippetBox ? null : first(FULL.listBox, pair);
+  const snippetBox = pair.first(FULL.snippetBox);
+  const listBox = snippetBox ? null : pair.first(FULL.listBox);
   if (snippetBox) {
     const snippet = textOf(FULL.snippetText, snippetBox) ?? textWithout(snippetBox, (e) => hasClass(e, FULL.dateClass));
     if (snippet) answer.snippet = snippet;
@@ -106,9 +112,9 @@ function fullAnswer(pair: Element): Answer {
     const items = all(FULL.listItem, listBox).map((li) => text(li)).filter(Boolean);
     if (items.length) answer.list = items;
   }
-  const date = textOf(FULL.date, pair);
+  const date = pair.textOf(FULL.date);
   if (date && (snippetBox || listBox)) answer.date = date;
-  Object.assign(answer, quotedResult(pair, FULL.resultLink, FULL.resultTitle, FULL.displayedLink));
+  Object.assign(answer, quotedResult(pair.first(FULL.resultLink), FULL.resultTitle, pair.first(FULL.displayedLink)));
   return answer;
 }
 
@@ -137,7 +143,7 @@ function basicAnswer(box: Element): Answer {
     .map((li) => textWithout(li, (e) => hasClass(e, BASIC.itemNumberClass)))
     .filter(Boolean);
   if (items.length) answer.list = items;
-  Object.assign(answer, quotedResult(box, BASIC.resultLink, BASIC.resultTitle, BASIC.displayedLink));
+  Object.assign(answer, quotedResult(first(BASIC.resultLink, box), BASIC.resultTitle, first(BASIC.displayedLink, box)));
   return answer;
 }
 
@@ -151,13 +157,12 @@ function nextElement(el: Element): Element | null {
 }
 
 /** The result an answer quotes: its title, real link and displayed link, when shown. */
-function quotedResult(root: Element, linkSel: string, titleSel: string, citeSel: string): Answer {
-  const anchor = first(linkSel, root);
+function quotedResult(anchor: Element | null, titleSel: string, displayedEl: Element | null): Answer {
   const link = targetUrl(attr(anchor, "href"));
   if (!anchor || !link) return {};
   const title = textOf(titleSel, anchor);
   const out: Answer = title ? { title, link } : { link };
-  const displayed = textOf(citeSel, root);
+  const displayed = text(displayedEl);
   if (displayed) out.displayed_link = displayed;
   return out;
 }

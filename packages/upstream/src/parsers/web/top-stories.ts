@@ -22,6 +22,7 @@ import {
   hasClass,
   isPlaceholderImage,
   landmark,
+  scan,
   scriptedImageSources,
   targetUrl,
   textOf,
@@ -47,6 +48,9 @@ const FULL = {
   /** The story image; the publisher favicon (`.MgUUmf`, `.QyR1Ze`) is not one. */
   thumbnail: "img:not(.YQ4gaf)",
 } as const;
+
+/** What a card is read from, found in one scan of the card. */
+const CARD_PARTS = [FULL.link, FULL.title, FULL.source, FULL.date, FULL.thumbnail];
 
 /** Basic HTML (`gbv=1`). */
 const BASIC = {
@@ -81,15 +85,16 @@ function readFull(doc: Document, section: Element | Document): TopStory[] {
   const stories: TopStory[] = [];
   for (const card of all(FULL.card, section)) {
     if (card.name === "div" && closest(card, (e) => e.name === "g-inner-card")) continue;
-    const link = targetUrl(attr(first(FULL.link, card), "href"));
-    const title = textOf(FULL.title, card);
+    const found = scan(card, CARD_PARTS);
+    const link = targetUrl(attr(found.first(FULL.link), "href"));
+    const title = found.textOf(FULL.title);
     if (!link || !title) continue;
     const story: TopStory = { title, link };
-    const source = textOf(FULL.source, card);
+    const source = found.textOf(FULL.source);
     if (source) story.source = source;
-    const date = textOf(FULL.date, card);
+    const date = found.textOf(FULL.date);
     if (date) story.date = date;
-    const thumbnail = imageSource(first(FULL.thumbnail, card), images);
+    const thumbnail = imageSource(found.first(FULL.thumbnail), images);
     if (thumbnail) story.thumbnail = thumbnail;
     stories.push(story);
   }
