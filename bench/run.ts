@@ -35,7 +35,8 @@ npm run bench
 
 (or one at a time: \`node --import tsx bench/<name>.ts\` with \`REDIS_URL\` set).
 
-Last run: ${new Date().toISOString()} on ${machine}.
+Last run: ${new Date().toISOString()} on ${machine}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(" / ")} at the end.
+Figures from a shared machine move by several points between runs; the ratios are what to compare.
 
 ${table}
 
