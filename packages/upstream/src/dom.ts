@@ -4,8 +4,8 @@
  * constants beside them and query inside the smallest subtree that holds what they want.
  */
 import { compile } from "css-select";
-import type { AnyNode, Document, Element } from "domhandler";
-import { isTag, isText } from "domhandler";
+import type { AnyNode, Document } from "domhandler";
+import { Element, isTag, isText } from "domhandler";
 import { removeSubsets } from "domutils";
 import { parse } from "parse5";
 import { adapter } from "parse5-htmlparser2-tree-adapter";
@@ -13,8 +13,30 @@ import { adapter } from "parse5-htmlparser2-tree-adapter";
 export type { AnyNode, Document, Element };
 
 export function parseHtml(html: string): Document {
-  return parse(html, { treeAdapter: adapter }) as unknown as Document;
+  return parse(html, { treeAdapter }) as unknown as Document;
 }
+
+/**
+ * parse5's htmlparser2 adapter, building the same domhandler tree without the two maps it keeps per
+ * element beside `attribs`, the namespace and prefix of each attribute (`x-attribsNamespace`,
+ * `x-attribsPrefix`): parse5 needs them only to serialize the tree back to HTML, which no parser
+ * does, and they are two of the three dictionaries the adapter builds per element. Attribute names
+ * and values are the same.
+ */
+const treeAdapter: typeof adapter = {
+  ...adapter,
+  createElement(tagName, namespaceURI, attrs) {
+    const attribs: Record<string, string> = Object.create(null);
+    for (const { name, value } of attrs) attribs[name] = value;
+    const el = new Element(tagName, attribs, []);
+    el.namespace = namespaceURI;
+    return el;
+  },
+  /** A repeated `<html>` or `<body>` tag: its attributes the element lacks are added. */
+  adoptAttributes(recipient, attrs) {
+    for (const { name, value } of attrs) if (recipient.attribs[name] === undefined) recipient.attribs[name] = value;
+  },
+};
 
 type Root = AnyNode | AnyNode[];
 type Test = (el: Element) => boolean;
@@ -36,23 +58,24 @@ function query(selector: string): Test {
  * element is only tested against the selector's alternatives it could match: see `Sieve`.
  */
 export function all(selector: string, root: Root): Element[] {
-  return scan(root, [selector]).all(selector) as Element[];
+  const found: Element[][] = [[]];
+  const { sieve } = selectionOf(selector);
+  walk(start(root), (el) => {
+    sieve.collect(el, found);
+    return queryStep(el);
+  });
+  return found[0]!;
 }
 
 /** The first element under `root` matching the selector, or null; the walk stops there. */
 export function first(selector: string, root: Root): Element | null {
-  const { sieve } = selection([selector]);
-  let found: Element | null = null;
-  let el!: Element;
-  const hit = (rule: Rule) => {
-    if (found === null && rule.test!(el)) found = el;
-  };
-  walk(start(root), (visited) => {
-    el = visited;
-    sieve.candidates(el, hit);
-    return found !== null ? STOP : queryStep(el);
+  const found: Element[][] = [[]];
+  const { sieve } = selectionOf(selector);
+  walk(start(root), (el) => {
+    sieve.collect(el, found);
+    return found[0]!.length > 0 ? STOP : queryStep(el);
   });
-  return found;
+  return found[0]![0] ?? null;
 }
 
 /** css-select does not search a `<template>`'s content: it is not part of the page. */
@@ -72,50 +95,118 @@ export interface Scan {
 /**
  * Every match of each selector under `root`, found in one walk: a parser reading several parts of
  * one block (a result's link, snippet, date, sitelinks) scans the block once instead of querying it
- * once per part. Matches are the same as `all(selector, root)` for each selector. An empty selector
- * matches nothing.
+ * once per part. Matches are the same as `all(selector, root)` for each selector; an empty selector
+ * matches nothing. Pass the same array (a constant beside the parser) on every call: it is compiled
+ * once.
  */
 export function scan(root: Root, selectors: readonly string[]): Scan {
-  const { sieve, index } = selection(selectors);
-  const found: Element[][] = selectors.map(() => []);
-  let el!: Element;
-  const hit = (rule: Rule) => {
-    const list = found[rule.target]!;
-    if (list[list.length - 1] !== el && rule.test!(el)) list.push(el);
-  };
-  walk(start(root), (visited) => {
-    el = visited;
-    sieve.candidates(el, hit);
+  const selected = selection(selectors);
+  const found: Element[][] = [];
+  for (let i = 0; i < selectors.length; i++) found.push([]);
+  walk(start(root), (el) => {
+    selected.sieve.collect(el, found);
     return queryStep(el);
   });
-  const matchesOf = (selector: string): Element[] => {
-    const i = index.get(selector);
-    if (i === undefined) throw new Error(`scan: "${selector}" was not scanned`);
-    return found[i]!;
-  };
-  const firstOf = (selector: string) => matchesOf(selector)[0] ?? null;
-  return { all: matchesOf, first: firstOf, textOf: (selector) => text(firstOf(selector)) || undefined };
+  return new Scanned(selected.index, found);
 }
 
-/** Selector lists compiled into sieves, cached like single selectors. */
-const selections = new Map<string, { sieve: Sieve; index: Map<string, number> }>();
+class Scanned implements Scan {
+  constructor(
+    private readonly index: ReadonlyMap<string, number>,
+    private readonly found: readonly Element[][],
+  ) {}
 
-function selection(selectors: readonly string[]): { sieve: Sieve; index: Map<string, number> } {
-  const key = selectors.join("\n");
-  let s = selections.get(key);
-  if (!s) {
-    const sieve = new Sieve();
-    const index = new Map<string, number>();
-    selectors.forEach((selector, target) => {
-      if (!index.has(selector)) index.set(selector, target);
-      for (const alternative of selector.trim() ? alternatives(selector) : []) {
-        sieve.add(requirement(alternative), { target, test: query(alternative) });
+  all(selector: string): readonly Element[] {
+    const i = this.index.get(selector);
+    if (i === undefined) throw new Error(`scan: "${selector}" was not scanned`);
+    return this.found[i]!;
+  }
+
+  first(selector: string): Element | null {
+    return this.all(selector)[0] ?? null;
+  }
+
+  textOf(selector: string): string | undefined {
+    return text(this.first(selector)) || undefined;
+  }
+}
+
+/**
+ * Scans of disjoint blocks (results, tiles, cards) answered from matches already found, by the page
+ * walk (`landmarks`) or a scan of the page: each match goes to the block it lies in, found by going up
+ * from it, so the blocks are not walked again. Reading a freshly parsed page costs mostly the first
+ * look at each element; a second walk over the same elements costs nearly as much as the first.
+ * For each selector, a block gets the matches strictly inside it, in document order: what
+ * `scan(block, selectors)` finds, provided `matchesOf(selector)` holds every match under the blocks.
+ * Blocks that nest are scanned one by one instead (a match would belong to more than one).
+ */
+export function scansOf(
+  blocks: readonly Element[],
+  selectors: readonly string[],
+  matchesOf: (selector: string) => readonly Element[],
+): Scan[] {
+  const blockAt = new Map<AnyNode, number>();
+  blocks.forEach((block, i) => blockAt.set(block, i));
+  for (const block of blocks) {
+    for (let node = block.parent; node; node = node.parent) {
+      if (blockAt.has(node)) return blocks.map((b) => scan(b, selectors));
+    }
+  }
+  const found = blocks.map(() => selectors.map((): Element[] => []));
+  selectors.forEach((selector, s) => {
+    for (const el of matchesOf(selector)) {
+      for (let node = el.parent; node; node = node.parent) {
+        const i = blockAt.get(node);
+        if (i !== undefined) {
+          found[i]![s]!.push(el);
+          break;
+        }
       }
-    });
-    s = { sieve, index };
-    selections.set(key, s);
+    }
+  });
+  const { index } = selection(selectors);
+  return found.map((f) => new Scanned(index, f));
+}
+
+interface Selection {
+  sieve: Sieve;
+  /** Where each selector's matches go. */
+  index: ReadonlyMap<string, number>;
+}
+
+/** Selector lists compiled into sieves: by the list itself, or its text for a list built anew. */
+const selectionsByList = new WeakMap<readonly string[], Selection>();
+const selectionsByText = new Map<string, Selection>();
+
+function selection(selectors: readonly string[]): Selection {
+  let s = selectionsByList.get(selectors);
+  if (!s) {
+    const key = selectors.join("\n");
+    s = selectionsByText.get(key) ?? compileSelection(selectors);
+    selectionsByText.set(key, s);
+    selectionsByList.set(selectors, s);
   }
   return s;
+}
+
+const singleSelections = new Map<string, Selection>();
+
+function selectionOf(selector: string): Selection {
+  let s = singleSelections.get(selector);
+  if (!s) singleSelections.set(selector, (s = compileSelection([selector])));
+  return s;
+}
+
+function compileSelection(selectors: readonly string[]): Selection {
+  const sieve = new Sieve();
+  const index = new Map<string, number>();
+  selectors.forEach((selector, target) => {
+    if (!index.has(selector)) index.set(selector, target);
+    for (const alternative of selector.trim() ? alternatives(selector) : []) {
+      sieve.add(requirement(alternative), { target, test: query(alternative) });
+    }
+  });
+  return { sieve, index };
 }
 
 /** What a visit tells the walk: go down into the element's children, pass over them, or stop. */
@@ -133,14 +224,20 @@ function start(root: Root): readonly AnyNode[] {
 /** Visits the elements of `nodes` and below in document order, as each visit says. */
 function walk(nodes: readonly AnyNode[], visit: (el: Element) => Step): void {
   const stack: Element[] = [];
-  for (let i = nodes.length - 1; i >= 0; i--) if (isTag(nodes[i]!)) stack.push(nodes[i] as Element);
+  pushElements(stack, nodes);
   while (stack.length > 0) {
     const el = stack.pop()!;
     const step = visit(el);
     if (step === STOP) return;
-    if (step === OVER) continue;
-    const children = el.children;
-    for (let i = children.length - 1; i >= 0; i--) if (isTag(children[i]!)) stack.push(children[i] as Element);
+    if (step === DOWN) pushElements(stack, el.children);
+  }
+}
+
+/** Stacks the elements among `nodes`, the first on top. */
+function pushElements(stack: Element[], nodes: readonly AnyNode[]): void {
+  for (let i = nodes.length - 1; i >= 0; i--) {
+    const node = nodes[i]!;
+    if (isTag(node)) stack.push(node);
   }
 }
 
@@ -257,7 +354,8 @@ interface Rule {
 class Sieve {
   private readonly byClass = new Map<string, Rule[]>();
   private readonly byTag = new Map<string, Rule[]>();
-  private readonly byAttribute: { name: string; any: Rule[]; byValue: Map<string, Rule[]> }[] = [];
+  private readonly byAttribute: AttributeRules[] = [];
+  private readonly attributeRules = new Map<string, AttributeRules>();
   private readonly always: Rule[] = [];
   private classPattern: RegExp | null = null;
 
@@ -269,38 +367,59 @@ class Sieve {
       this.classPattern = new RegExp(`(?:^|\\s)(?:${[...this.byClass.keys()].map(escape).join("|")})(?:\\s|$)`);
     } else if ("tag" in key) push(this.byTag, key.tag, rule);
     else {
-      let entry = this.byAttribute.find((a) => a.name === key.attribute);
-      if (!entry) this.byAttribute.push((entry = { name: key.attribute, any: [], byValue: new Map() }));
+      let entry = this.attributeRules.get(key.attribute);
+      if (!entry) {
+        entry = { name: key.attribute, any: [], byValue: new Map() };
+        this.byAttribute.push(entry);
+        this.attributeRules.set(key.attribute, entry);
+      }
       if (key.value === undefined) entry.any.push(rule);
       else push(entry.byValue, key.value, rule);
     }
   }
 
-  /** Calls `hit` with each rule whose key the element carries (a rule may come twice). */
-  candidates(el: Element, hit: (rule: Rule) => void): void {
+  /**
+   * Adds the element to `found[target]` for each rule it passes among those of the keys it carries
+   * (once per target: the element is then the last of that list).
+   */
+  collect(el: Element, found: Element[][]): void {
     const { attribs } = el;
     if (this.classPattern !== null) {
       const cls = attribs.class;
       if (cls !== undefined && this.classPattern.test(cls)) {
         for (const token of cls.split(/\s+/)) {
           const rules = this.byClass.get(token);
-          if (rules !== undefined) for (let i = 0; i < rules.length; i++) hit(rules[i]!);
+          if (rules !== undefined) offer(rules, el, found);
         }
       }
     }
     const byTag = this.byTag.get(el.name);
-    if (byTag !== undefined) for (let i = 0; i < byTag.length; i++) hit(byTag[i]!);
+    if (byTag !== undefined) offer(byTag, el, found);
     const byAttribute = this.byAttribute;
     for (let i = 0; i < byAttribute.length; i++) {
       const entry = byAttribute[i]!;
       const value = attribs[entry.name];
       if (value === undefined) continue;
-      for (let j = 0; j < entry.any.length; j++) hit(entry.any[j]!);
+      if (entry.any.length > 0) offer(entry.any, el, found);
       const rules = entry.byValue.size === 0 ? undefined : entry.byValue.get(value);
-      if (rules !== undefined) for (let j = 0; j < rules.length; j++) hit(rules[j]!);
+      if (rules !== undefined) offer(rules, el, found);
     }
-    const always = this.always;
-    for (let i = 0; i < always.length; i++) hit(always[i]!);
+    if (this.always.length > 0) offer(this.always, el, found);
+  }
+}
+
+/** The rules keyed by one attribute: whatever its value, or for one value. */
+interface AttributeRules {
+  name: string;
+  any: Rule[];
+  byValue: Map<string, Rule[]>;
+}
+
+function offer(rules: readonly Rule[], el: Element, found: Element[][]): void {
+  for (let i = 0; i < rules.length; i++) {
+    const rule = rules[i]!;
+    const list = found[rule.target]!;
+    if (list[list.length - 1] !== el && (rule.test === undefined || rule.test(el))) list.push(el);
   }
 }
 
@@ -328,18 +447,38 @@ const BLOCK = new Set(["br", "div", "p", "li", "tr", "h1", "h2", "h3", "h4", "h5
 export function text(node: AnyNode | null | undefined): string {
   if (!node) return "";
   const parts: string[] = [];
-  const walk = (n: AnyNode): void => {
-    if (isText(n)) parts.push(n.data);
-    else if (isTag(n)) {
-      if (SKIP_TEXT.has(n.name)) return;
+  collectText(node, parts, undefined);
+  return folded(parts);
+}
+
+/** The text of `n` into `parts`, block elements spaced, elements `skip` says so left out. */
+function collectText(n: AnyNode, parts: string[], skip: ((el: Element) => boolean) | undefined): void {
+  if (isText(n)) parts.push(n.data);
+  else if (isTag(n)) {
+    if (SKIP_TEXT.has(n.name)) return;
+    if (skip === undefined) {
       const block = BLOCK.has(n.name);
       if (block) parts.push(" ");
-      for (const c of n.children) walk(c);
+      for (const c of n.children) collectText(c, parts, skip);
       if (block) parts.push(" ");
-    } else if ("children" in n) for (const c of (n as Document).children) walk(c);
-  };
-  walk(node);
-  return parts.join("").replace(/\s+/g, " ").trim();
+      return;
+    }
+    if (skip(n)) return;
+    // `display: contents` makes no box of its own: its text flows on the parent's line.
+    const block = BLOCK.has(n.name) && !/display:\s*contents/i.test(n.attribs.style ?? "");
+    if (block) parts.push(" ");
+    for (const c of n.children) collectText(c, parts, skip);
+    if (block) parts.push(" ");
+  } else if ("children" in n) for (const c of (n as Document).children) collectText(c, parts, skip);
+}
+
+/** Whitespace other than single spaces: only then does folding change the text. */
+const UNFOLDED = /[^\S ]| {2}/;
+
+/** The parts joined, each run of whitespace folded to one space, and trimmed. */
+function folded(parts: string[]): string {
+  const joined = parts.join("");
+  return (UNFOLDED.test(joined) ? joined.replace(/\s+/g, " ") : joined).trim();
 }
 
 /** Text of the first match, or undefined when there is none or it is empty. */
@@ -497,19 +636,8 @@ const NO_LANDMARKS = new Set(["script", "style", "noscript", "template", "svg", 
 export function textWithout(node: AnyNode | null | undefined, skip: (el: Element) => boolean): string {
   if (!node) return "";
   const parts: string[] = [];
-  const walk = (n: AnyNode): void => {
-    if (isText(n)) parts.push(n.data);
-    else if (isTag(n)) {
-      if (SKIP_TEXT.has(n.name) || skip(n)) return;
-      // `display: contents` makes no box of its own: its text flows on the parent's line.
-      const block = BLOCK.has(n.name) && !/display:\s*contents/i.test(n.attribs.style ?? "");
-      if (block) parts.push(" ");
-      for (const c of n.children) walk(c);
-      if (block) parts.push(" ");
-    } else if ("children" in n) for (const c of (n as Document).children) walk(c);
-  };
-  walk(node);
-  return parts.join("").replace(/\s+/g, " ").trim();
+  collectText(node, parts, skip);
+  return folded(parts);
 }
 
 /** Hidden by its own markup: the `hidden` attribute or an inline `display:none`. */
@@ -608,37 +736,23 @@ export function landmarks(spec: LandmarkSpec | string): (root: AnyNode) => reado
 function pageWalk(root: AnyNode): (Element | Element[] | undefined)[] {
   let found = pagesWalked.get(root);
   if (found && found.length === registered.length) return found;
-  if (pageSieve?.size !== registered.length) pageSieve = { sieve: landmarkSieve(registered), size: registered.length };
-  const { sieve } = pageSieve;
-  const result: (Element | Element[] | undefined)[] = registered.map((r) => (r.every ? [] : undefined));
-  let missing = registered.filter((r) => !r.every).length;
-  const stopsEarly = missing === registered.length;
-  let el!: Element;
-  const hit = (rule: Rule) => {
-    const held = result[rule.target];
-    if (Array.isArray(held)) {
-      if (held[held.length - 1] !== el && (!rule.test || rule.test(el))) held.push(el);
-    } else if (held === undefined && (!rule.test || rule.test(el))) {
-      result[rule.target] = el;
-      missing--;
-    }
-  };
-  // The walk of `walk`, written out: it visits every element of the page.
-  const stack: Element[] = [];
-  const pushElements = (nodes: readonly AnyNode[]) => {
-    for (let i = nodes.length - 1; i >= 0; i--) if (isTag(nodes[i]!)) stack.push(nodes[i] as Element);
-  };
-  pushElements(isTag(root) ? [root] : "children" in root ? root.children : []);
-  while (stack.length > 0) {
-    el = stack.pop()!;
-    if (NO_LANDMARKS.has(el.name)) continue;
-    sieve.candidates(el, hit);
-    if (stopsEarly && missing === 0) break;
-    pushElements(el.children);
-  }
-  found = result;
+  const sieve = pageSieveNow();
+  const matches: Element[][] = registered.map(() => []);
+  const firstOnly = registered.every((r) => !r.every);
+  walk(isTag(root) ? [root] : "children" in root ? root.children : [], (el) => {
+    if (NO_LANDMARKS.has(el.name)) return OVER;
+    sieve.collect(el, matches);
+    return firstOnly && matches.every((m) => m.length > 0) ? STOP : DOWN;
+  });
+  found = registered.map((r, i) => (r.every ? matches[i]! : matches[i]![0]));
   pagesWalked.set(root, found);
   return found;
+}
+
+/** The sieve of every lookup registered so far. */
+function pageSieveNow(): Sieve {
+  if (pageSieve?.size !== registered.length) pageSieve = { sieve: landmarkSieve(registered), size: registered.length };
+  return pageSieve.sieve;
 }
 
 /** The registered specs as one sieve: a selector's keys are read from it, a spec names its own. */
@@ -646,7 +760,10 @@ function landmarkSieve(specs: readonly Registered[]): Sieve {
   const sieve = new Sieve();
   specs.forEach(({ spec }, target) => {
     if (typeof spec === "string") {
-      for (const alternative of alternatives(spec)) sieve.add(requirement(alternative), { target, test: query(alternative) });
+      // An empty selector matches nothing.
+      for (const alternative of spec.trim() ? alternatives(spec) : []) {
+        sieve.add(requirement(alternative), { target, test: query(alternative) });
+      }
       return;
     }
     const test = spec.selector === undefined ? undefined : query(spec.selector);

@@ -1,14 +1,14 @@
 /**
  * Images search (`tbm=isch` / `udm=2`) → `images_results`. Each layout the upstream has served is one
  * row of LAYOUTS: the selector of its tiles, the parts a tile is read from and how to read them. The
- * page is scanned once for the tiles of every layout, and the first layout whose tiles are on the page
- * reads them all, each tile scanned once for its parts. Whatever the layout, an `/imgres?` link inside
- * a tile is read too: its query carries the full image URL, the source page and the size.
+ * page is scanned once for the tiles of every layout and their parts; the first layout whose tiles are
+ * on the page reads them all, each tile from the parts lying in it. Whatever the layout, an `/imgres?`
+ * link inside a tile is read too: its query carries the full image URL, the source page and the size.
  */
 import type { ImageResult, ImagesBlocks } from "@serp/shared";
 import { textContent } from "domutils";
 import { isTag } from "domhandler";
-import { attr, parseHtml, scan, targetUrl, text, unwrapWayback, type Element, type Scan } from "../dom.js";
+import { attr, parseHtml, scan, scansOf, targetUrl, text, unwrapWayback, type Element, type Scan } from "../dom.js";
 
 /** Images tab as a browser renders it (`udm=2`, 2025): one `data-attrid` tile per image. */
 const MODERN = {
@@ -109,22 +109,18 @@ const LAYOUTS: Layout[] = [
   },
 ];
 
-/** The tiles of every layout, found in one scan of the page. */
-const ALL_TILES = LAYOUTS.map((l) => l.tiles);
-/** Each layout's parts and the `/imgres?` link, scanned together in a tile. */
+/** A layout's parts and the `/imgres?` link: what a tile is read from. */
 const TILE_PARTS = new Map(LAYOUTS.map((l) => [l, [...l.parts, IMGRES.link]]));
+/** The tiles of every layout and their parts, found in one scan of the page. */
+const PAGE_PARTS = [...new Set(LAYOUTS.flatMap((l) => [l.tiles, ...TILE_PARTS.get(l)!]))];
 
 export function parseImages(html: string): ImagesBlocks {
-  const tilesOnPage = scan(parseHtml(html), ALL_TILES);
+  const page = scan(parseHtml(html), PAGE_PARTS);
   for (const layout of LAYOUTS) {
-    const tiles = tilesOnPage.all(layout.tiles);
+    const tiles = page.all(layout.tiles);
     if (tiles.length === 0) continue;
-    const items = mergeRepeats(
-      tiles.map((tile) => {
-        const parts = scan(tile, TILE_PARTS.get(layout)!);
-        return withImgres(tile, parts, layout.read(tile, parts));
-      }),
-    );
+    const parts = scansOf(tiles, TILE_PARTS.get(layout)!, (part) => page.all(part));
+    const items = mergeRepeats(tiles.map((tile, i) => withImgres(tile, parts[i]!, layout.read(tile, parts[i]!))));
     return { images_results: items.map((fields, i) => ({ position: i + 1, ...compact(fields) })) };
   }
   return { images_results: [] };

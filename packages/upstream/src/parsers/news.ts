@@ -21,7 +21,6 @@ import {
   scriptedImageSources,
   targetUrl,
   text,
-  textOf,
   type Document,
   type Element,
   type Scan,
@@ -54,6 +53,18 @@ const LIGHT = {
   snippet: ".FrIlee",
   thumbnail: 'img[src*="encrypted-tbn"], table.gNEi4d img',
 } as const;
+
+/** What a light block is read from, found in one scan of the block. */
+const LIGHT_PARTS = [
+  LIGHT.link,
+  ...LIGHT.title,
+  LIGHT.sourceText,
+  LIGHT.source,
+  LIGHT.date,
+  LIGHT.snippetText,
+  LIGHT.snippet,
+  LIGHT.thumbnail,
+];
 
 const BASE = "https://www.google.com";
 const GOOGLE_SEARCH = /^https?:\/\/(?:www\.)?google\.[a-z.]+\/search\b/i;
@@ -96,18 +107,19 @@ function readLight(doc: Document): Article[] {
   const seen = new Set<string>();
   const articles: Article[] = [];
   for (const box of containers) {
-    const linkEl = box.name === "a" ? box : first(LIGHT.link, box);
-    const date = textOf(LIGHT.date, box);
+    const parts = scan(box, LIGHT_PARTS);
+    const linkEl = box.name === "a" ? box : parts.first(LIGHT.link);
+    const date = parts.textOf(LIGHT.date);
     const article = toArticle(
       targetUrl(attr(linkEl, "href")),
-      firstText(LIGHT.title, box),
-      lightSource(box, date),
+      firstText(LIGHT.title, parts),
+      lightSource(parts, date),
       date,
-      lightSnippet(box),
+      lightSnippet(parts),
     );
     if (!article || seen.has(article.link)) continue;
     seen.add(article.link);
-    const thumbnail = imageOf(first(LIGHT.thumbnail, box), () => new Map());
+    const thumbnail = imageOf(parts.first(LIGHT.thumbnail), () => new Map());
     if (thumbnail) article.thumbnail = thumbnail;
     articles.push(article);
   }
@@ -128,18 +140,18 @@ function toArticle(
 }
 
 /** The source span; some basic pages put the age inside it too (`Reuters · 3 hours ago`). */
-function lightSource(box: Element, date: string | undefined): string | undefined {
-  const own = textOf(LIGHT.sourceText, box);
+function lightSource(box: Scan, date: string | undefined): string | undefined {
+  const own = box.textOf(LIGHT.sourceText);
   if (own) return own;
-  let source = textOf(LIGHT.source, box);
+  let source = box.textOf(LIGHT.source);
   if (source && date && source.endsWith(date)) source = source.slice(0, -date.length).replace(/[\s·•-]+$/, "");
   return source || undefined;
 }
 
-function lightSnippet(box: Element): string | undefined {
-  const own = textOf(LIGHT.snippetText, box);
+function lightSnippet(box: Scan): string | undefined {
+  const own = box.textOf(LIGHT.snippetText);
   if (own) return own;
-  const plain = all(LIGHT.snippet, box).find((el) => first(LIGHT.date, el) === null);
+  const plain = box.all(LIGHT.snippet).find((el) => first(LIGHT.date, el) === null);
   return text(plain) || undefined;
 }
 
@@ -160,9 +172,9 @@ function absolute(src: string): string | undefined {
 }
 
 /** Text of the first selector (in priority order, not document order) that matches non-empty. */
-function firstText(selectors: readonly string[], root: Element | Scan): string | undefined {
+function firstText(selectors: readonly string[], parts: Scan): string | undefined {
   for (const s of selectors) {
-    const t = "tagName" in root ? textOf(s, root) : root.textOf(s);
+    const t = parts.textOf(s);
     if (t) return t;
   }
   return undefined;

@@ -66,7 +66,7 @@ export function extractWebSearch(doc: Document): WebSearchBlocks {
   const relatedLinks = pageRelatedLinks(doc).filter((a) => contains(root, a));
   const related = new Set(relatedLinks);
   const headings = pageTitles[layout](doc).filter((h) => contains(root, h) && !related.has(h));
-  const found = findOrganicResults(root, layout, headings);
+  const found = findOrganicResults(doc, root, layout, headings);
   const blocks: WebSearchBlocks = { organic_results: found.map((f) => f.result) };
 
   const placement: AdPlacement =

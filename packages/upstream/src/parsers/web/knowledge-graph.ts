@@ -20,7 +20,8 @@ import {
   hasClass,
   hiddenByMarkup,
   landmark,
-  scan,
+  landmarks,
+  scansOf,
   targetUrl,
   text,
   textOf,
@@ -74,15 +75,16 @@ const FACTS = {
 
 const WEBSITE = 'a[data-attrid="visit_official_site"], a.mI8Pwc[href^="http"], a.lua-button[href^="http"]';
 
-/** What the panel is read from, found in one scan of each of its subtrees. */
+/** What the panel is read from, found on the page in the page walk; the panel's are those in its subtrees. */
 const PANEL_PARTS = [HEADER.subtitle, DESCRIPTION.box, WEBSITE, FACTS.label];
+const pageParts = new Map(PANEL_PARTS.map((part) => [part, landmarks(part)]));
 
 export function extractKnowledgeGraph(doc: Document): KnowledgeGraph | undefined {
   const titleEl = panelTitle(doc);
   const title = titleEl && text(titleEl);
   if (!titleEl || !title) return undefined;
   const scopes = panelScopes(titleEl, doc);
-  const scans = scopes.map((scope) => scan(scope, PANEL_PARTS));
+  const scans = scansOf(scopes, PANEL_PARTS, (part) => pageParts.get(part)!(doc));
   const graph: KnowledgeGraph = { title };
 
   const type = typeOf(firstIn(HEADER.subtitle, scans));

@@ -5,10 +5,11 @@
  * ask", top stories and other carousels, recipes, local packs, knowledge panels) are left out by the
  * block they sit in; links that stay on the search engine (local pack entries, "more results") are
  * left out by their target. Each result's other fields are read inside its own block: the largest
- * ancestor of its link that holds no other result's link.
+ * ancestor of its link that holds no other result's link. What they are read from (displayed links,
+ * snippets, dates, sitelinks) is found in the page walk, and each result gets what lies in its block.
  */
 import type { Link, OrganicResult } from "@serp/shared";
-import { type Element, type Scan, all, attr, first, matches, scan, text, targetUrl } from "../../dom.js";
+import { type AnyNode, type Element, type Scan, all, attr, first, landmarks, matches, scansOf, text, targetUrl } from "../../dom.js";
 import { isTag } from "domhandler";
 
 /** `full`: the JavaScript page served to browsers (desktop and mobile). `basic`: the no-JS / Lynx / WML page. */
@@ -75,6 +76,12 @@ function partsOf(sel: ResultSelectors): string[] {
   return [sel.displayedLink, sel.source, sel.snippet, sel.date, sitelinksOf(sel)];
 }
 
+/** Every match of each block part on the page, found in the page walk. */
+const PAGE_PARTS: Record<Layout, ReadonlyMap<string, (page: AnyNode) => readonly Element[]>> = {
+  full: new Map(BLOCK_PARTS.full.map((part) => [part, landmarks(part)])),
+  basic: new Map(BLOCK_PARTS.basic.map((part) => [part, landmarks(part)])),
+};
+
 /** Blocks whose links are not organic results, checked on every ancestor of a title link. */
 const NOT_ORGANIC = {
   // ads (top, bottom, the ad column), the knowledge panel column, the bottom of the page
@@ -122,12 +129,15 @@ export function titleSelector(layout: Layout): string {
   return SELECTORS[layout].title;
 }
 
-/** Organic results under `root`, from its title headings (found here unless given, in page order). */
-export function findOrganicResults(root: Element, layout: Layout, headings?: Element[]): FoundResult[] {
+/**
+ * Organic results under `root` (the results column of `page`), from its title headings in page
+ * order (found in the page walk).
+ */
+export function findOrganicResults(page: AnyNode, root: Element, layout: Layout, headings: readonly Element[]): FoundResult[] {
   const sel = SELECTORS[layout];
   const titled: Candidate[] = [];
   const seen = new Set<Element>();
-  for (const heading of headings ?? all(sel.title, root)) {
+  for (const heading of headings) {
     const anchor = enclosingLink(heading, root);
     if (!anchor || seen.has(anchor)) continue;
     seen.add(anchor);
@@ -135,16 +145,24 @@ export function findOrganicResults(root: Element, layout: Layout, headings?: Ele
   }
   // Every titled link bounds its neighbours' blocks, organic or not.
   const titlesUnder = countTitlesUnder(titled, root);
-  const results: FoundResult[] = [];
+  const organic: { anchor: Element; title: string; link: string; block: Element }[] = [];
   for (const { heading, anchor } of titled) {
     if (!isOrganic(anchor, root)) continue;
     const link = resultLink(attr(anchor, "href"));
     const title = text(heading);
     if (!link || !title || SEARCH_ENGINE_LINK.test(link)) continue;
-    const block = scan(resultBlock(anchor, root, titlesUnder), BLOCK_PARTS[layout]);
-    results.push({ result: { position: results.length + 1, title, link, ...details(block, anchor, sel) }, anchor });
+    organic.push({ anchor, title, link, block: resultBlock(anchor, root, titlesUnder) });
   }
-  return results;
+  const parts = PAGE_PARTS[layout];
+  const blocks = scansOf(
+    organic.map((r) => r.block),
+    BLOCK_PARTS[layout],
+    (part) => parts.get(part)!(page),
+  );
+  return organic.map(({ anchor, title, link }, i) => ({
+    result: { position: i + 1, title, link, ...details(blocks[i]!, anchor, sel) },
+    anchor,
+  }));
 }
 
 /**
