@@ -33,7 +33,8 @@ RUN pnpm install --frozen-lockfile --offline --config.node-linker=hoisted
 RUN node --input-type=module <<'EOF'
 import { build } from "esbuild";
 await build({
-  entryPoints: { api: "apps/api/src/index.ts", worker: "apps/worker/src/index.ts", cli: "apps/cli/src/main.ts" },
+  // parse-thread: the module each worker's parse threads load, found beside worker.mjs.
+  entryPoints: { api: "apps/api/src/index.ts", worker: "apps/worker/src/index.ts", cli: "apps/cli/src/main.ts", "parse-thread": "packages/upstream/src/parse-thread.ts" },
   outdir: "dist",
   outExtension: { ".js": ".mjs" },
   bundle: true,

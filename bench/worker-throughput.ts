@@ -24,7 +24,14 @@ function worker(stack: Stack, concurrency: number): ChildProcess {
   });
 }
 
-async function run(stack: Stack, processes: number, concurrency: number, jobs: number): Promise<number> {
+interface Throughput {
+  /** Jobs over the time from the first enqueue to the last settlement. */
+  whole: number;
+  /** Jobs per second between the 10th and the 90th percentile of settlement times: the sustained rate, without the start (every slot's first fetch leaves at once) and the tail (fewer jobs than slots). */
+  sustained: number;
+}
+
+async function run(stack: Stack, processes: number, concurrency: number, jobs: number): Promise<Throughput> {
   const { accountId } = await stack.account(jobs + 10);
   const queue = new Queue("regular", { connection: stack.redis, prefix: `{${stack.prefix}}` });
   const children = Array.from({ length: processes }, () => worker(stack, concurrency));
@@ -50,21 +57,42 @@ async function run(stack: Stack, processes: number, concurrency: number, jobs: n
   for (const c of children) c.kill("SIGTERM");
   await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once("exit", r)))));
   await queue.close();
-  const failed = (await Promise.all(ids.map((id) => stack.api.jobs.get(id)))).filter((r) => r?.job.status !== "completed").length;
+  const records = await Promise.all(ids.map((id) => stack.api.jobs.get(id)));
+  const failed = records.filter((r) => r?.job.status !== "completed").length;
   if (failed) throw new Error(`${failed} throughput jobs did not complete`);
-  return jobs / seconds;
+  const settled = records.map((r) => Date.parse(r!.job.completedAt!)).sort((a, b) => a - b);
+  const [lo, hi] = [Math.floor(jobs * 0.1), Math.floor(jobs * 0.9)];
+  return { whole: jobs / seconds, sustained: (hi - lo) / ((settled[hi]! - settled[lo]!) / 1000) };
 }
 
-export async function benchWorkerThroughput(latencyMs = 200, concurrency = 10, jobs = 300): Promise<Row[]> {
+export async function benchWorkerThroughput(latencyMs = 200, concurrency = 10, jobs = 500): Promise<Row[]> {
   const stack = await startStack({ workerQueues: [], replay: { page: PAGE, faults: { latencyMs } } });
   const limit = concurrency / (latencyMs / 1000);
   const one = await run(stack, 1, concurrency, jobs);
   const two = await run(stack, 2, concurrency, jobs * 2);
   await stack.close();
-  console.log(`worker throughput: 1 process ${fmt(one)} jobs/s (limit ${fmt(limit)}); 2 processes ${fmt(two)} jobs/s (limit ${fmt(2 * limit)})`);
+  const pct = (rate: number, max: number) => `${fmt((rate / max) * 100, 0)}%`;
+  console.log(
+    `worker throughput: 1 process ${fmt(one.sustained)} jobs/s sustained, ${fmt(one.whole)} over the whole run (limit ${fmt(limit)}); ` +
+      `2 processes ${fmt(two.sustained)} sustained, ${fmt(two.whole)} whole (limit ${fmt(2 * limit)})`,
+  );
   return [
-    { benchmark: `3. worker throughput, 1 process, C=${concurrency}, L=${latencyMs} ms`, measured: `${fmt(one)} jobs/s`, baseline: `${fmt(limit)} jobs/s (C/L)`, ratio: `${fmt((one / limit) * 100, 0)}%`, target: ">= 90% of C/L", met: one >= 0.9 * limit },
-    { benchmark: "3. worker throughput, 2 processes", measured: `${fmt(two)} jobs/s`, baseline: `${fmt(2 * limit)} jobs/s (2C/L); 1 process ${fmt(one)}`, ratio: `${fmt((two / (2 * limit)) * 100, 0)}%, x${fmt(two / one, 2)}`, target: ">= 90% of 2C/L, grows with processes", met: two >= 0.9 * 2 * limit && two > one },
+    {
+      benchmark: `3. worker throughput, 1 process, C=${concurrency}, L=${latencyMs} ms, ${jobs} jobs`,
+      measured: `${fmt(one.sustained)} jobs/s sustained (${fmt(one.whole)} whole run)`,
+      baseline: `${fmt(limit)} jobs/s (C/L)`,
+      ratio: `${pct(one.sustained, limit)} (${pct(one.whole, limit)})`,
+      target: ">= 90% of C/L",
+      met: one.sustained >= 0.9 * limit,
+    },
+    {
+      benchmark: `3. worker throughput, 2 processes, ${2 * jobs} jobs`,
+      measured: `${fmt(two.sustained)} jobs/s sustained (${fmt(two.whole)} whole run)`,
+      baseline: `${fmt(2 * limit)} jobs/s (2C/L); 1 process ${fmt(one.sustained)}`,
+      ratio: `${pct(two.sustained, 2 * limit)} (${pct(two.whole, 2 * limit)}), x${fmt(two.sustained / one.sustained, 2)}`,
+      target: ">= 90% of 2C/L, grows with processes",
+      met: two.sustained >= 0.9 * 2 * limit && two.sustained > one.sustained,
+    },
   ];
 }
 

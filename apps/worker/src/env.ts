@@ -15,6 +15,8 @@ const schema = z.object({
   WORKER_QUEUES: queueList.default(["live", "fast", "regular"]),
   /** Jobs in flight per queue in this process (each mostly waits on the upstream). */
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(16),
+  /** Threads parsing pages beside the event loop, so parsing never delays I/O; 0 parses on the event loop. */
+  PARSE_THREADS: z.coerce.number().int().min(0).max(64).default(1),
   JOB_RETENTION_SECONDS: z.coerce.number().int().min(1).default(7 * 24 * 3600),
   /** A job's lock without renewal: after a worker dies, its jobs are taken again after about this long. */
   WORKER_LOCK_MS: z.coerce.number().int().min(1_000).max(600_000).default(15_000),

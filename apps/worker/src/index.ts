@@ -21,6 +21,7 @@ const upstream = createUpstream({
   geotargetsDir: env.GEOTARGETS_DIR,
   maxTries,
   maxBodyBytes,
+  parseThreads: env.PARSE_THREADS,
 });
 
 /** Set once the workers run: the runtime, the BullMQ workers to drain, and their jobs in flight. */
@@ -83,7 +84,7 @@ async function stop(signal: string): Promise<void> {
     logger.error({ err, name }, "close failed");
   });
   // Closed after the workers: a job finishing during the drain still needs the upstream.
-  upstream.close();
+  await upstream.close();
   await health?.close();
   logger.info({ clean }, "stopped");
   process.exit(clean ? 0 : 1);

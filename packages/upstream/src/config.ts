@@ -16,15 +16,21 @@ export interface UpstreamOptions {
   maxTries?: number;
   /** Largest body read, after decompression. */
   maxBodyBytes?: number;
+  /**
+   * Threads that parse pages (see parse-pool.ts); 0 parses on the caller's event loop. A worker
+   * running many jobs at once wants at least one, so that parsing never holds up its I/O.
+   */
+  parseThreads?: number;
 }
 
 export const UPSTREAM_DEFAULTS = {
   timeoutMs: 10_000,
   maxTries: 6,
   maxBodyBytes: 8 * 1024 * 1024,
+  parseThreads: 0,
 } as const;
 
-export type ResolvedUpstreamOptions = Required<Pick<UpstreamOptions, "proxies" | "timeoutMs" | "maxTries" | "maxBodyBytes">> &
+export type ResolvedUpstreamOptions = Required<Pick<UpstreamOptions, "proxies" | "timeoutMs" | "maxTries" | "maxBodyBytes" | "parseThreads">> &
   Pick<UpstreamOptions, "baseUrl" | "geotargetsDir">;
 
 /** Defaults filled and values checked; throws with the offending setting's name. */
@@ -35,6 +41,7 @@ export function resolveUpstreamOptions(opts: UpstreamOptions): ResolvedUpstreamO
     timeoutMs: positiveInt("timeoutMs", opts.timeoutMs ?? UPSTREAM_DEFAULTS.timeoutMs),
     maxTries: positiveInt("maxTries", opts.maxTries ?? UPSTREAM_DEFAULTS.maxTries),
     maxBodyBytes: positiveInt("maxBodyBytes", opts.maxBodyBytes ?? UPSTREAM_DEFAULTS.maxBodyBytes),
+    parseThreads: wholeNumber("parseThreads", opts.parseThreads ?? UPSTREAM_DEFAULTS.parseThreads),
     geotargetsDir: opts.geotargetsDir || undefined,
   };
   return out;
@@ -71,6 +78,11 @@ function httpUrl(name: string, value: string): string {
     throw new Error(`${name} must be an http(s) URL`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(`${name} must be an http(s) URL`);
+  return value;
+}
+
+function wholeNumber(name: string, value: number): number {
+  if (!Number.isInteger(value) || value < 0 || value > 64) throw new Error(`${name} must be a whole number from 0 to 64`);
   return value;
 }
 

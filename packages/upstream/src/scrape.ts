@@ -9,6 +9,7 @@ import { classify, type PageClass } from "./classify.js";
 import { resolveUpstreamOptions, type UpstreamOptions } from "./config.js";
 import { fetchPage, type FetchResult } from "./fetch.js";
 import { Locations } from "./locations.js";
+import { createParsePool } from "./parse-pool.js";
 import { PARSERS } from "./parsers/index.js";
 import { acceptLanguage, profilesFor, type Profile } from "./profiles.js";
 import { isResting, ProxyPool, type Proxy, type ProxyFailure, type ProxyPoolOptions } from "./proxies.js";
@@ -88,8 +89,8 @@ export interface UpstreamDeps {
 export interface Upstream {
   scrape<E extends Endpoint>(endpoint: E, params: JobParams, signal?: AbortSignal): Promise<ScrapeOutcome<E>>;
   locations: Locations;
-  /** Closes the proxies' kept-alive connections. */
-  close(): void;
+  /** Closes the proxies' kept-alive connections and stops the parse threads. */
+  close(): Promise<void>;
 }
 
 export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = {}): Upstream {
@@ -98,6 +99,10 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
     deps.locations ?? (config.geotargetsDir ? Locations.fromDirectory(config.geotargetsDir) : Locations.empty());
   const pool = new ProxyPool(config.proxies, deps.proxyPool);
   const parsers: ParserTable = { ...PARSERS, ...deps.parsers } as ParserTable;
+  const threads = config.parseThreads > 0 ? createParsePool(config.parseThreads) : undefined;
+  /** On a thread when there are threads; a parser a caller brought runs here, where it was given. */
+  const parse = <E extends Endpoint>(endpoint: E, body: string): BlocksByEndpoint[E] | Promise<BlocksByEndpoint[E]> =>
+    threads && !deps.parsers?.[endpoint] ? threads.parse(endpoint, body) : (parsers[endpoint] as ParserTable[E])(body);
   const urlContext: UrlContext = { baseUrl: config.baseUrl, uuleFor: (name) => locations.uuleFor(name) };
   const settings = { timeoutMs: config.timeoutMs, maxBodyBytes: config.maxBodyBytes };
 
@@ -113,7 +118,7 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
       if (isResting(proxy)) throw new UpstreamFailure(mostTelling(tries) ?? restingKind(proxy.resting), tries);
       const url = buildUrl(endpoint, params, profile, urlContext);
       const fetched = await fetchPage({ url, headers: headersFor(profile, params), proxy, signal }, settings);
-      const attempt = judge(endpoint, fetched, parsers[endpoint] as ParserTable[E]);
+      const attempt = await judge(endpoint, fetched, (body) => parse(endpoint, body));
       tries.push({
         url,
         profile: profile.name,
@@ -138,7 +143,11 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
     throw new UpstreamFailure(mostTelling(tries) ?? "upstream_error", tries);
   }
 
-  return { scrape, locations, close: () => pool.close() };
+  const close = async () => {
+    pool.close();
+    await threads?.close();
+  };
+  return { scrape, locations, close };
 }
 
 interface Attempt<E extends Endpoint> {
@@ -149,7 +158,11 @@ interface Attempt<E extends Endpoint> {
   proxyFailure?: ProxyFailure;
 }
 
-function judge<E extends Endpoint>(endpoint: E, fetched: FetchResult, parse: (body: string) => BlocksByEndpoint[E]): Attempt<E> {
+async function judge<E extends Endpoint>(
+  endpoint: E,
+  fetched: FetchResult,
+  parse: (body: string) => BlocksByEndpoint[E] | Promise<BlocksByEndpoint[E]>,
+): Promise<Attempt<E>> {
   if (!fetched.ok) {
     const detail = `${fetched.failure}: ${fetched.detail}`;
     if (fetched.failure === "timeout") return { outcome: "timeout", detail, proxyFailure: "timeout" };
@@ -161,7 +174,7 @@ function judge<E extends Endpoint>(endpoint: E, fetched: FetchResult, parse: (bo
   }
   let blocks: BlocksByEndpoint[E] | undefined;
   try {
-    blocks = parse(fetched.response.body);
+    blocks = await parse(fetched.response.body);
   } catch (error) {
     blocks = page === "no_results" ? (EMPTY[endpoint]?.() as BlocksByEndpoint[E] | undefined) : undefined;
     if (!blocks) return { outcome: "unparseable", detail: `parser failed: ${(error as Error).message}` };

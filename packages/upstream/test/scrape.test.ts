@@ -417,6 +417,7 @@ describe("upstream settings", () => {
       timeoutMs: 5000,
       maxTries: 6,
       maxBodyBytes: 8 * 1024 * 1024,
+      parseThreads: 0,
       geotargetsDir: undefined,
     });
   });
