@@ -1,7 +1,6 @@
 import type { Job as BullJob } from "bullmq";
 import type { Logger } from "pino";
 import {
-  FINAL_STATUSES,
   JOB_ERRORS,
   buildResult,
   creditsFor,
@@ -62,13 +61,13 @@ export function createProcessor({ jobs, scraper, logger, metrics, onFinal }: Pro
   return async (bullJob: BullJob, _token?: string, signal?: AbortSignal): Promise<void> => {
     const { jobId } = QUEUE_CATALOG.fast.payload.parse(bullJob.data);
     const log = logger.child({ jobId, queue: bullJob.queueName, attempt: bullJob.attemptsMade + 1 });
-    const record = await jobs.get(jobId);
-    if (!record || FINAL_STATUSES.includes(record.job.status)) {
-      log.info({ status: record?.job.status ?? "gone" }, "job already final or expired; skipped");
-      if (record) await onFinal?.(jobId, record.job);
+    const begun = await jobs.start(jobId, bullJob.attemptsMade + 1);
+    if (!begun?.started) {
+      log.info({ status: begun?.record.job.status ?? "gone" }, "job already final or expired; skipped");
+      if (begun) await onFinal?.(jobId, begun.record.job);
       return;
     }
-    if (!(await jobs.start(jobId, bullJob.attemptsMade + 1))) return;
+    const { record } = begun;
     const { endpoint, params } = record.job;
     const started = performance.now();
     const countTries = (tries: readonly { outcome: string }[] | undefined) => {

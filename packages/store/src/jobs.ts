@@ -87,13 +87,18 @@ redis.call('HINCRBY', KEYS[4], endpoint .. ':credits', charge)
 redis.call('PUBLISH', ARGV[9], ARGV[8])
 return 1`;
 
-/** pending|processing → processing, counting the attempt. 0 when the job is final, -1 unknown. */
+/**
+ * pending|processing → processing, counting the attempt, and the record as it was: {1, fields}
+ * when started, {0, fields} when already final, {-1} when unknown. One round trip where a worker
+ * would otherwise read the record and then start it.
+ */
 const START = `
+local h = redis.call('HGETALL', KEYS[1])
+if #h == 0 then return {-1} end
 local st = redis.call('HGET', KEYS[1], 'status')
-if not st then return -1 end
-if st == 'completed' or st == 'failed' then return 0 end
+if st == 'completed' or st == 'failed' then return {0, h} end
 redis.call('HSET', KEYS[1], 'status', 'processing', 'attempts', ARGV[1])
-return 1`;
+return {1, h}`;
 
 /** processing → pending after a transient fault, so the next attempt can take it. */
 const REQUEUE = `
@@ -103,12 +108,13 @@ redis.call('HSET', KEYS[1], 'status', 'pending')
 return 1`;
 
 type Script = (...args: (string | number)[]) => Promise<number>;
+type StartScript = (...args: (string | number)[]) => Promise<[number, string[]?]>;
 
 /**
  * The scripts as commands of the connection: ioredis sends EVALSHA and falls back to EVAL once,
  * so the script text does not travel with every job (measured: bench/submissions.ts).
  */
-function scripts(redis: Redis): { submit: Script; finalize: Script; start: Script; requeue: Script } {
+function scripts(redis: Redis): { submit: Script; finalize: Script; start: StartScript; requeue: Script } {
   const r = redis as unknown as Record<string, Script | undefined>;
   if (!r.serpSubmit) {
     redis.defineCommand("serpSubmit", { numberOfKeys: 2, lua: SUBMIT });
@@ -117,7 +123,7 @@ function scripts(redis: Redis): { submit: Script; finalize: Script; start: Scrip
     redis.defineCommand("serpRequeue", { numberOfKeys: 1, lua: REQUEUE });
   }
   const bind = (name: string) => (r[name] as Script).bind(redis);
-  return { submit: bind("serpSubmit"), finalize: bind("serpFinalize"), start: bind("serpStart"), requeue: bind("serpRequeue") };
+  return { submit: bind("serpSubmit"), finalize: bind("serpFinalize"), start: bind("serpStart") as unknown as StartScript, requeue: bind("serpRequeue") };
 }
 
 export class JobStore {
@@ -169,9 +175,17 @@ export class JobStore {
     return fromHash(h);
   }
 
-  /** Marks the job processing for attempt `attempt`. False when it is final or gone. */
-  async start(id: string, attempt: number): Promise<boolean> {
-    return (await this.lua.start(this.keys.job(id), String(attempt))) === 1;
+  /**
+   * Marks the job processing for attempt `attempt` and returns its record: `started` false when it
+   * was already final (the record says how it ended); null when it is unknown or expired.
+   */
+  async start(id: string, attempt: number): Promise<{ started: boolean; record: JobRecord } | null> {
+    const [code, flat] = await this.lua.start(this.keys.job(id), String(attempt));
+    if (code === -1 || !flat) return null;
+    const h: Record<string, string> = {};
+    for (let i = 0; i < flat.length; i += 2) h[flat[i]!] = flat[i + 1]!;
+    if (code === 1) Object.assign(h, { status: "processing", attempts: String(attempt) });
+    return { started: code === 1, record: fromHash(h) };
   }
 
   async requeue(id: string): Promise<boolean> {

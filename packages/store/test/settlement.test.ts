@@ -54,12 +54,24 @@ test("a job is settled exactly once however many finalizers race", async () => {
   expect(acct!.balance).toBe(10 - ledger[0]!.credits);
 });
 
+test("starting a job marks it processing for that attempt and returns its record in one call", async () => {
+  const id = await account(1);
+  const job = newJob(id);
+  await jobs.create(job, 1);
+  const begun = await jobs.start(job.id, 1);
+  expect(begun).toMatchObject({ started: true, record: { accountId: id, job: { id: job.id, status: "processing", attempts: 1, params } } });
+  expect((await jobs.get(job.id))!.job).toMatchObject({ status: "processing", attempts: 1 });
+  // A second attempt after a crash takes it again and counts the attempt.
+  expect(await jobs.start(job.id, 2)).toMatchObject({ started: true, record: { job: { attempts: 2 } } });
+  expect(await jobs.start(newJobId(), 1)).toBeNull();
+});
+
 test("a final job is never changed again (a late worker after a live timeout)", async () => {
   const id = await account(3);
   const job = newJob(id);
   await jobs.create(job, 1);
   expect(await jobs.finalize(job.id, id, { ...done(0, "failed"), error: "timed out" })).toBe(true);
-  expect(await jobs.start(job.id, 2)).toBe(false);
+  expect(await jobs.start(job.id, 2)).toMatchObject({ started: false, record: { job: { status: "failed" } } });
   expect(await jobs.finalize(job.id, id, done(1))).toBe(false);
   const rec = await jobs.get(job.id);
   expect(rec!.job).toMatchObject({ status: "failed", error: "timed out", credits: 0 });

@@ -2,8 +2,9 @@ import type { Redis } from "ioredis";
 
 /**
  * Lets live requests wait for their job to become final. One subscription per API process on
- * the final channel wakes the waiter at once; a slow poll covers a message missed while the
- * subscriber was reconnecting. Register before enqueueing so a fast job cannot be missed.
+ * the final channel wakes the waiter at once: the store announces a job only as it settles, so
+ * the announcement is the answer and nothing is read. A slow poll covers a message missed while
+ * the subscriber was reconnecting. Register before enqueueing so a fast job cannot be missed.
  */
 export class FinalWaiter {
   private readonly waiters = new Map<string, () => void>();
@@ -23,8 +24,8 @@ export class FinalWaiter {
   }
 
   /**
-   * Resolves true once `isFinal()` holds (checked on each announcement and poll), or false
-   * at the deadline.
+   * Resolves true once the job is announced final or `isFinal()` holds at a poll, or false at the
+   * deadline.
    */
   wait(jobId: string, deadlineMs: number, isFinal: () => Promise<boolean>): { done: Promise<boolean>; cancel: () => void } {
     let settle!: (final: boolean) => void;
@@ -50,7 +51,7 @@ export class FinalWaiter {
         checking = false;
       }
     };
-    this.waiters.set(jobId, () => void check());
+    this.waiters.set(jobId, () => finish(true));
     const deadline = setTimeout(() => finish(false), deadlineMs);
     const poll = setInterval(() => void check(), this.pollMs);
     return { done, cancel: () => finish(false) };
