@@ -9,7 +9,7 @@ import { parse } from "parse5";
 import type { Endpoint } from "@serp/shared";
 import { PARSERS } from "@serp/upstream";
 import { FIXTURES_DIR, fixturesAvailable } from "../packages/upstream/test/fixtures-dir.js";
-import { fmt, type Row } from "./lib.js";
+import { fmt, runIfMain, type Row } from "./lib.js";
 
 const KIND_PARSER: Record<string, Endpoint> = {
   web: "web-search", "web-mobile": "web-search", "web-nojs": "web-search", videos: "web-search",
@@ -70,6 +70,4 @@ export async function benchExtraction(minMsPerPage = 120, print = true): Promise
   };
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  console.log(await benchExtraction());
-}
+await runIfMain(import.meta.url, () => benchExtraction());

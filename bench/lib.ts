@@ -1,6 +1,7 @@
 /** Small shared pieces of the benchmarks: load generation, percentiles, the printed table. */
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
+import { pathToFileURL } from "node:url";
 import autocannon from "autocannon";
 
 export interface LoadResult {
@@ -47,3 +48,19 @@ export function printTable(rows: Row[]): string {
 }
 
 export const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "n/a");
+
+/** Marks the line on which a benchmark run as its own process hands its rows to bench/run.ts. */
+export const ROWS_LINE = "BENCH-ROWS ";
+
+/**
+ * The entry of a benchmark file: when `moduleUrl` is the file node was started with, runs the
+ * benchmark, prints its rows, writes them on a ROWS_LINE, and exits (stopping what it left open).
+ */
+export async function runIfMain(moduleUrl: string, bench: () => Promise<Row | Row[]>): Promise<void> {
+  if (!process.argv[1] || moduleUrl !== pathToFileURL(process.argv[1]).href) return;
+  const rows = [await bench()].flat();
+  console.log("");
+  printTable(rows);
+  console.log(`${ROWS_LINE}${JSON.stringify(rows)}`);
+  process.exit(0);
+}

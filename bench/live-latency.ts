@@ -5,7 +5,7 @@
 import { createServer } from "node:http";
 import { createUpstream } from "@serp/upstream";
 import { startStack } from "../test/support/stack.js";
-import { fmt, listen, percentile, type Row } from "./lib.js";
+import { fmt, listen, percentile, runIfMain, type Row } from "./lib.js";
 
 const PAGE = "web/coffee-desktop-2023.html";
 
@@ -13,6 +13,7 @@ export async function benchLiveLatency(n = 150): Promise<Row[]> {
   const stack = await startStack({
     workerQueues: ["live"],
     concurrency: 4,
+    parseThreads: Number(process.env.PARSE_THREADS ?? 1),
     replay: { page: PAGE },
     env: { RATE_LIMIT_PER_MINUTE: "100000000", MAX_JOBS_IN_FLIGHT: "100000000" },
   });
@@ -60,7 +61,4 @@ export async function benchLiveLatency(n = 150): Promise<Row[]> {
   ];
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  console.log(await benchLiveLatency());
-  process.exit(0);
-}
+await runIfMain(import.meta.url, () => benchLiveLatency());

@@ -1,7 +1,7 @@
 /** Benchmark 5: Redis memory per retained completed job vs the size of its result JSON. */
 import request from "supertest";
 import { startStack } from "../test/support/stack.js";
-import { fmt, type Row } from "./lib.js";
+import { fmt, runIfMain, type Row } from "./lib.js";
 
 export async function benchMemory(n = 100): Promise<Row> {
   const stack = await startStack({
@@ -34,7 +34,4 @@ export async function benchMemory(n = 100): Promise<Row> {
   };
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  console.log(await benchMemory());
-  process.exit(0);
-}
+await runIfMain(import.meta.url, () => benchMemory());

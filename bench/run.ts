@@ -2,23 +2,37 @@
  * Runs every benchmark and prints one table; writes it with the machine and the command to
  * docs/BENCHMARKS.md. `npm run bench` (starts a private Redis when REDIS_URL is unset).
  */
+import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { dirname, resolve } from "node:path";
+import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { benchExtraction } from "./extraction.js";
-import { printTable, type Row } from "./lib.js";
-import { benchLiveLatency } from "./live-latency.js";
-import { benchMemory } from "./memory.js";
-import { benchSubmissions } from "./submissions.js";
-import { benchWorkerThroughput } from "./worker-throughput.js";
+import { printTable, ROWS_LINE, type Row } from "./lib.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+/**
+ * Each benchmark runs as its own process, one after another, as the service's processes run:
+ * none inherits another's heap, compiled code or open connections.
+ */
+async function run(file: string): Promise<Row[]> {
+  const child = spawn(process.execPath, ["--import", "tsx", resolve(here, file)], { stdio: ["ignore", "pipe", "inherit"], env: process.env });
+  let rows: Row[] | undefined;
+  for await (const line of createInterface({ input: child.stdout })) {
+    if (line.startsWith(ROWS_LINE)) rows = JSON.parse(line.slice(ROWS_LINE.length)) as Row[];
+    else console.log(line);
+  }
+  const code = await new Promise<number | null>((done) => (child.exitCode !== null ? done(child.exitCode) : child.once("exit", done)));
+  if (code !== 0 || !rows) throw new Error(`bench/${file} failed (exit ${code})`);
+  return rows;
+}
 
 const rows: Row[] = [];
-rows.push(await benchSubmissions());
-rows.push(...(await benchLiveLatency()));
-rows.push(...(await benchWorkerThroughput()));
-rows.push(await benchExtraction(120, false));
-rows.push(await benchMemory());
+for (const file of ["submissions.ts", "live-latency.ts", "worker-throughput.ts", "extraction.ts", "memory.ts"]) {
+  console.log(`\n== bench/${file}`);
+  rows.push(...(await run(file)));
+}
 
 console.log("");
 const table = printTable(rows);
@@ -33,7 +47,7 @@ upstream serving captured pages. Run them all with:
 npm run bench
 \`\`\`
 
-(or one at a time: \`node --import tsx bench/<name>.ts\` with \`REDIS_URL\` set).
+Each benchmark runs as its own process, one after another (or run one: \`node --import tsx bench/<name>.ts\` with \`REDIS_URL\` set).
 
 Last run: ${new Date().toISOString()} on ${machine}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(" / ")} at the end.
 Figures from a shared machine move by several points between runs; the ratios are what to compare.
@@ -50,7 +64,7 @@ What each one measures:
 3. **Worker throughput** (\`bench/worker-throughput.ts\`): real worker processes, the replay upstream
    answering after a fixed delay L, concurrency C per process, vs the limit C/L; then two processes.
 4. **Extraction** (\`bench/extraction.ts\`): every captured page through its kind's parser vs a bare
-   \`parse5.parse\` of the same page (per-page figures: run the file alone).
+   \`parse5.parse\` of the same page (the run prints per-page figures).
 5. **Memory** (\`bench/memory.ts\`): Redis \`MEMORY USAGE\` of retained completed web-search job records
    vs the size of their result JSON.
 `;

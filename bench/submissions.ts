@@ -6,7 +6,7 @@ import { createServer } from "node:http";
 import express from "express";
 import { Redis } from "ioredis";
 import { startStack } from "../test/support/stack.js";
-import { fmt, listen, load, type Row } from "./lib.js";
+import { fmt, listen, load, runIfMain, type Row } from "./lib.js";
 
 export async function benchSubmissions(durationS = 9): Promise<Row> {
   const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -68,8 +68,4 @@ export async function benchSubmissions(durationS = 9): Promise<Row> {
   };
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const row = await benchSubmissions();
-  console.log(row);
-  process.exit(0);
-}
+await runIfMain(import.meta.url, () => benchSubmissions());

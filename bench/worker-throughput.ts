@@ -10,7 +10,7 @@ import { Queue } from "bullmq";
 import { RESERVED_CREDITS, newJobId } from "@serp/shared";
 import { QUEUE_CATALOG } from "@serp/store";
 import { REDIS_URL, startStack, type Stack } from "../test/support/stack.js";
-import { fmt, type Row } from "./lib.js";
+import { fmt, runIfMain, type Row } from "./lib.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 // A small real page, so parsing stays far below the delay and the queue path is what is measured.
@@ -96,7 +96,4 @@ export async function benchWorkerThroughput(latencyMs = 200, concurrency = 10, j
   ];
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  console.log(await benchWorkerThroughput());
-  process.exit(0);
-}
+await runIfMain(import.meta.url, () => benchWorkerThroughput());

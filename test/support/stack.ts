@@ -26,6 +26,8 @@ export interface StackOptions {
   concurrency?: number;
   replay?: Partial<ReplayOptions>;
   upstreamTimeoutMs?: number;
+  /** Parse threads of the workers' upstream (as PARSE_THREADS); 0, parsing on the event loop, unless set. */
+  parseThreads?: number;
   withGeotargets?: boolean;
   /** Webhook delivery options for the workers (createWorkerRuntime's `webhooks`). */
   webhooks?: WebhookOptions | false;
@@ -46,7 +48,7 @@ export async function startStack(o: StackOptions = {}): Promise<Stack> {
   const prefix = `t${randomBytes(5).toString("hex")}`;
   const replay = await startReplayServer({ dir: FIXTURES_DIR, ...o.replay });
   const geotargetsDir = o.withGeotargets && geotargetsAvailable ? GEOTARGETS_DIR : undefined;
-  const upstream = createUpstream({ baseUrl: replay.url, timeoutMs: o.upstreamTimeoutMs ?? 5_000, geotargetsDir });
+  const upstream = createUpstream({ baseUrl: replay.url, timeoutMs: o.upstreamTimeoutMs ?? 5_000, geotargetsDir, parseThreads: o.parseThreads });
   const redisUrl = o.redisUrl ?? REDIS_URL;
   const env = loadEnv({ REDIS_URL: redisUrl, SERP_PREFIX: prefix, LOG_LEVEL: "silent", ...o.env });
   const api = await createApiRuntime(env, silent, upstream.locations);
