@@ -4,10 +4,10 @@
  * constants beside them and query inside the smallest subtree that holds what they want.
  */
 import { compile } from "css-select";
-import type { AnyNode, Document } from "domhandler";
-import { Element, isTag, isText } from "domhandler";
+import type { AnyNode } from "domhandler";
+import { Comment, Document, Element, isTag, isText, Text } from "domhandler";
 import { removeSubsets } from "domutils";
-import { parse } from "parse5";
+import { html as parse5Html, parse } from "parse5";
 import { adapter } from "parse5-htmlparser2-tree-adapter";
 
 export type { AnyNode, Document, Element };
@@ -16,27 +16,110 @@ export function parseHtml(html: string): Document {
   return parse(html, { treeAdapter }) as unknown as Document;
 }
 
+/** What the page walk found on a page, by registered lookup (see `pageWalk`). */
+type Walked = (Element | Element[] | undefined)[];
+
+/**
+ * A document `parseHtml` built, which keeps its page walk. Kept on the page rather than in a WeakMap
+ * keyed by it: once the page has been promoted to V8's old generation, young-generation collections
+ * hold such an entry's value (elements, so the whole tree) as live until the next full collection,
+ * copying and promoting trees of pages long done with.
+ */
+class Page extends Document {
+  walked: Walked | undefined = undefined;
+}
+
 /**
  * parse5's htmlparser2 adapter, building the same domhandler tree without the two maps it keeps per
  * element beside `attribs`, the namespace and prefix of each attribute (`x-attribsNamespace`,
  * `x-attribsPrefix`): parse5 needs them only to serialize the tree back to HTML, which no parser
  * does, and they are two of the three dictionaries the adapter builds per element. Attribute names
- * and values are the same.
+ * and values are the same. Elements, text and comments are built by the constructors below.
  */
 const treeAdapter: typeof adapter = {
   ...adapter,
+  createDocument() {
+    const page = new Page([]);
+    page["x-mode"] = parse5Html.DOCUMENT_MODE.NO_QUIRKS;
+    return page;
+  },
   createElement(tagName, namespaceURI, attrs) {
-    const attribs: Record<string, string> = Object.create(null);
+    const attribs = new Attribs();
     for (const { name, value } of attrs) attribs[name] = value;
-    const el = new Element(tagName, attribs, []);
-    el.namespace = namespaceURI;
-    return el;
+    return new TreeElement(tagName, attribs, namespaceURI);
+  },
+  createTextNode: (data) => new TreeText(data),
+  createCommentNode: (data) => new TreeComment(data),
+  insertText(parentNode, text) {
+    const last = parentNode.children[parentNode.children.length - 1];
+    if (last && isText(last)) last.data += text;
+    else adapter.appendChild(parentNode, new TreeText(text));
+  },
+  insertTextBefore(parentNode, text, referenceNode) {
+    const { prev } = referenceNode;
+    if (prev && isText(prev)) prev.data += text;
+    else adapter.insertBefore(parentNode, new TreeText(text), referenceNode);
   },
   /** A repeated `<html>` or `<body>` tag: its attributes the element lacks are added. */
   adoptAttributes(recipient, attrs) {
     for (const { name, value } of attrs) if (recipient.attribs[name] === undefined) recipient.attribs[name] = value;
   },
 };
+
+/** domhandler's type tags, read off its own nodes. */
+const TYPE = {
+  tag: new Element("div", {}).type,
+  script: new Element("script", {}).type,
+  style: new Element("style", {}).type,
+};
+
+/**
+ * Constructors of domhandler's elements, text and comments: they share domhandler's prototypes (so
+ * `instanceof`, the DOM getters and `isTag` see domhandler nodes) and set the same own properties in
+ * the same order, by plain assignment. domhandler declares them as class fields, which V8 (Node 20)
+ * defines one by one in a separate initializer on every construction: over a page's thousands of
+ * nodes, that alone cost about a tenth of a bare parse5 parse.
+ */
+const TreeElement = function (this: Element, name: string, attribs: Record<string, string>, namespace: string) {
+  this.parent = null;
+  this.prev = null;
+  this.next = null;
+  this.startIndex = null;
+  this.endIndex = null;
+  this.children = [];
+  this.name = name;
+  this.attribs = attribs;
+  this.type = name === "script" ? TYPE.script : name === "style" ? TYPE.style : TYPE.tag;
+  this.namespace = namespace;
+} as unknown as new (name: string, attribs: Record<string, string>, namespace: string) => Element;
+TreeElement.prototype = Element.prototype;
+
+const TreeText = dataNodeConstructor(Text);
+const TreeComment = dataNodeConstructor(Comment);
+
+function dataNodeConstructor<N extends Text | Comment>(base: new (data: string) => N): new (data: string) => N {
+  const type = new base("").type;
+  const construct = function (this: N, data: string) {
+    this.parent = null;
+    this.prev = null;
+    this.next = null;
+    this.startIndex = null;
+    this.endIndex = null;
+    this.data = data;
+    this.type = type;
+  } as unknown as new (data: string) => N;
+  construct.prototype = base.prototype;
+  return construct;
+}
+
+/**
+ * An element's attributes: an object built by a constructor, which V8 keeps in its fast layout
+ * (`Object.create(null)` makes a hash-table object, slower to fill and to read), on a prototype that
+ * inherits nothing, so an attribute named `__proto__`, `constructor` or `toString` is an attribute
+ * like any other and an element without one reads undefined.
+ */
+const Attribs = function () {} as unknown as new () => Record<string, string>;
+Attribs.prototype = Object.create(null);
 
 type Root = AnyNode | AnyNode[];
 type Test = (el: Element) => boolean;
@@ -703,14 +786,13 @@ interface Registered {
 }
 const registered: Registered[] = [];
 let pageSieve: { sieve: Sieve; size: number } | undefined;
-const pagesWalked = new WeakMap<AnyNode, (Element | Element[] | undefined)[]>();
 
 /**
  * Registers a page landmark (once, at module load) and returns its lookup: the first element
  * matching the spec, or a selector. The first lookup on a page runs the page walk, which finds every
- * registered landmark at once (see `pageWalk`) and is remembered for that page: extractors that
- * each locate their own block share one walk of the page instead of one walk each. The page is
- * never changed.
+ * registered landmark at once (see `pageWalk`) and is remembered for that page (a document
+ * `parseHtml` built; any other root is walked on each lookup): extractors that each locate their
+ * own block share one walk of the page instead of one walk each. The page's nodes are never changed.
  */
 export function landmark(spec: LandmarkSpec | string): (root: AnyNode) => Element | undefined {
   const index = registered.push({ spec, every: false }) - 1;
@@ -733,8 +815,9 @@ export function landmarks(spec: LandmarkSpec | string): (root: AnyNode) => reado
  * tests an element only against the specs naming one of its classes, its tag or an attribute it
  * carries (see `Sieve`). It stops early only when every lookup wants a first match and all are found.
  */
-function pageWalk(root: AnyNode): (Element | Element[] | undefined)[] {
-  let found = pagesWalked.get(root);
+function pageWalk(root: AnyNode): Walked {
+  const page = root instanceof Page ? root : undefined;
+  let found = page?.walked;
   if (found && found.length === registered.length) return found;
   const sieve = pageSieveNow();
   const matches: Element[][] = registered.map(() => []);
@@ -745,7 +828,7 @@ function pageWalk(root: AnyNode): (Element | Element[] | undefined)[] {
     return firstOnly && matches.every((m) => m.length > 0) ? STOP : DOWN;
   });
   found = registered.map((r, i) => (r.every ? matches[i]! : matches[i]![0]));
-  pagesWalked.set(root, found);
+  if (page) page.walked = found;
   return found;
 }
 

@@ -4,7 +4,7 @@
  * when it comes before the first organic result. Shopping ads (product tiles) are not text ads.
  */
 import type { AdResult, Link } from "@serp/shared";
-import { type Element, type Scan, all, attr, scan, text, targetUrl } from "../../dom.js";
+import { type Document, type Element, type Scan, attr, landmarks, scan, text, targetUrl } from "../../dom.js";
 import { compareDocumentPosition } from "domutils";
 import { isTag } from "domhandler";
 
@@ -19,6 +19,9 @@ const AD = {
   source: ".BTu2cd",
   link: "a[href]",
 };
+
+/** Every ad unit on the page, found in the page walk. */
+const pageUnits = landmarks(AD_UNIT);
 
 /** What an ad is read from, found in one scan of its unit. */
 const AD_PARTS = [AD.title, AD.link, AD.displayedLink, AD.description, AD.source];
@@ -40,7 +43,9 @@ export interface AdPlacement {
   inline?: { root: Element; firstResult?: Element };
 }
 
-export function extractAds(placement: AdPlacement): AdResult[] {
+export function extractAds(doc: Document, placement: AdPlacement): AdResult[] {
+  const onPage = pageUnits(doc);
+  const units = (container: Element) => outermostUnits(onPage, container);
   const ads: AdResult[] = [];
   const read = (unit: Element, block_position: AdResult["block_position"]) => {
     const ad = readAd(unit, block_position, ads.length + 1);
@@ -60,9 +65,9 @@ export function extractAds(placement: AdPlacement): AdResult[] {
   return ads;
 }
 
-/** Outermost ad units in a container (a unit never holds another). */
-function units(container: Element): Element[] {
-  const found = all(AD_UNIT, container);
+/** The outermost of the page's ad units inside a container (a unit never holds another). */
+function outermostUnits(onPage: readonly Element[], container: Element): Element[] {
+  const found = onPage.filter((u) => isInside(u, container));
   const set = new Set(found);
   return found.filter((u) => {
     for (let p = u.parent; p && p !== container; p = p.parent) if (isTag(p) && set.has(p)) return false;

@@ -1,8 +1,8 @@
 /**
  * The web results page, parsed once and walked once. Its landmarks (results column, ad blocks, page
- * foot, result stats), every result title and every related-search link are found in the page walk
- * all extractors share (see `landmark` in dom.ts); organic results, ads, related searches and the
- * result stats are then read inside the landmarks. The upstream's progressive JSON format
+ * foot, result stats), every result title, ad unit and related-search link are found in the page
+ * walk all extractors share (see `landmark` in dom.ts); organic results, ads, related searches and
+ * the result stats are then read inside the landmarks. The upstream's progressive JSON format
  * (`{"c":…,"d":"<html…>"}/*""*\/` chunks) is joined back into the page it carries first.
  */
 import type { WebSearchBlocks } from "@serp/shared";
@@ -73,7 +73,7 @@ export function extractWebSearch(doc: Document): WebSearchBlocks {
     layout === "full"
       ? { top: pick(LANDMARK.topAds), bottom: outermost(pick(LANDMARK.bottomAds)) }
       : { top: [], bottom: [], inline: { root, firstResult: found[0]?.anchor } };
-  const ads = extractAds(placement);
+  const ads = extractAds(doc, placement);
   if (ads.length) blocks.ads = ads;
 
   const ai_overview = extractAiOverview(doc);
