@@ -3,7 +3,7 @@
  * upstream, on the real Redis the test command started (REDIS_URL), under a key prefix of its own.
  */
 import { randomBytes } from "node:crypto";
-import { pino } from "pino";
+import { pino, type Logger } from "pino";
 import { Redis } from "ioredis";
 import { loadEnv } from "@serp/api/env";
 import { createApiRuntime, type ApiRuntime } from "@serp/api/runtime";
@@ -31,6 +31,8 @@ export interface StackOptions {
   withGeotargets?: boolean;
   /** Webhook delivery options for the workers (createWorkerRuntime's `webhooks`). */
   webhooks?: WebhookOptions | false;
+  /** The API's logger (silent unless set). */
+  apiLogger?: Logger;
 }
 
 export interface Stack {
@@ -51,7 +53,7 @@ export async function startStack(o: StackOptions = {}): Promise<Stack> {
   const upstream = createUpstream({ baseUrl: replay.url, timeoutMs: o.upstreamTimeoutMs ?? 5_000, geotargetsDir, parseThreads: o.parseThreads });
   const redisUrl = o.redisUrl ?? REDIS_URL;
   const env = loadEnv({ REDIS_URL: redisUrl, SERP_PREFIX: prefix, LOG_LEVEL: "silent", ...o.env });
-  const api = await createApiRuntime(env, silent, upstream.locations);
+  const api = await createApiRuntime(env, o.apiLogger ?? silent, upstream.locations);
   const queues = o.workerQueues ?? ["live", "fast", "regular"];
   const worker = queues.length
     ? await createWorkerRuntime({

@@ -27,6 +27,12 @@ export function createApp(ctx: AppContext): Express {
         return id;
       },
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? "error" : res.statusCode >= 400 ? "info" : "debug"),
+      // Method and path only: headers carry `Authorization: Bearer sk_live_…` and the compatibility
+      // endpoint's query string carries `api_key`, and neither belongs in logs.
+      serializers: {
+        req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, path: req.url.split("?")[0] }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      },
     }),
   );
   app.use((req, res, next) => {

@@ -10,6 +10,9 @@ import { FinalWaiter } from "./jobs/final-waiter.js";
 import { JobService, type LocationCheck } from "./jobs/service.js";
 import { createLimits } from "./limits/index.js";
 
+/** How long a key found valid is trusted without a Redis read (a revocation is announced at once). */
+const KEY_CACHE_MS = 5_000;
+
 /** Every long-lived part of the API, wired from the environment. Used by index.ts and tests. */
 export async function createApiRuntime(env: ApiEnv, logger: Logger, locationCheck?: LocationCheck) {
   const closers = new Closers();
@@ -35,7 +38,8 @@ export async function createApiRuntime(env: ApiEnv, logger: Logger, locationChec
   const waiter = new FinalWaiter(subscriber, keys.finalChannel());
   await waiter.start();
   const jobs = new JobStore(redis, keys, env.JOB_RETENTION_SECONDS);
-  const accounts = new AccountStore(redis, keys);
+  const accounts = new AccountStore(redis, keys, KEY_CACHE_MS);
+  await accounts.followRevocations(subscriber);
   const locations = locationCheck ?? { countryOf: countryOfLocationName, isKnown: () => undefined };
   const limits = createLimits({ redis, keys, accounts, env });
   const jobService = new JobService({

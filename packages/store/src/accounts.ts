@@ -38,6 +38,19 @@ export interface LedgerEntry {
   uncharged?: number;
 }
 
+/** The account stored in hash `h` (its fields, as HGETALL answers them); null when there is none. */
+export function accountFromHash(h: Record<string, string | undefined>): Account | null {
+  if (!h.id) return null;
+  return {
+    id: h.id,
+    name: h.name ?? "",
+    createdAt: h.createdAt ?? "",
+    balance: Number(h.balance ?? 0),
+    reserved: Number(h.reserved ?? 0),
+    limits: overridesFromHash(h),
+  };
+}
+
 export function hashKey(key: string): string {
   return createHash("sha256").update(key).digest("hex");
 }
@@ -63,9 +76,19 @@ end
 return 1`;
 
 export class AccountStore {
+  /** Keys found valid lately, by hash: authenticate answers these without asking Redis. */
+  private readonly validKeys = new Map<string, { accountId: string; until: number }>();
+  /** Counts what was forgotten, so a read that raced a revocation is not remembered. */
+  private forgotten = 0;
+
   constructor(
     private readonly redis: Redis,
     private readonly keys: KeySpace,
+    /**
+     * How long authenticate trusts a key it found valid (0: it asks Redis every time). A revocation
+     * reaches a process at once through followRevocations; this bounds one whose announcement is lost.
+     */
+    private readonly keyCacheMs = 0,
   ) {}
 
   async create(name: string, id = newAccountId()): Promise<Account> {
@@ -79,16 +102,7 @@ export class AccountStore {
   }
 
   async get(id: string): Promise<Account | null> {
-    const h = await this.redis.hgetall(this.keys.account(id));
-    if (!h.id) return null;
-    return {
-      id: h.id,
-      name: h.name ?? "",
-      createdAt: h.createdAt ?? "",
-      balance: Number(h.balance ?? 0),
-      reserved: Number(h.reserved ?? 0),
-      limits: overridesFromHash(h),
-    };
+    return accountFromHash(await this.redis.hgetall(this.keys.account(id)));
   }
 
   /**
@@ -134,7 +148,12 @@ export class AccountStore {
     for (const sha of shas) {
       const h = await this.redis.hgetall(this.keys.apiKey(sha));
       if (h.id === idOrKey || sha === hashKey(idOrKey)) {
-        await this.redis.hset(this.keys.apiKey(sha), "revokedAt", new Date().toISOString());
+        await this.redis
+          .multi()
+          .hset(this.keys.apiKey(sha), "revokedAt", new Date().toISOString())
+          .publish(this.keys.keyRevokedChannel(), sha)
+          .exec();
+        this.forget(sha);
         return true;
       }
     }
@@ -145,12 +164,39 @@ export class AccountStore {
   async authenticate(key: string): Promise<string | null> {
     if (!API_KEY_PATTERN.test(key)) return null;
     const sha = hashKey(key);
+    const known = this.validKeys.get(sha);
+    if (known && known.until > Date.now()) return known.accountId;
+    const forgotten = this.forgotten;
     const h = await this.redis.hgetall(this.keys.apiKey(sha));
     if (!h.accountId || h.revokedAt) return null;
     // The lookup is by hash; compare the stored hash in constant time all the same.
     const stored = Buffer.from(sha, "hex");
     if (!timingSafeEqual(stored, Buffer.from(hashKey(key), "hex"))) return null;
+    if (this.keyCacheMs > 0 && forgotten === this.forgotten) {
+      this.validKeys.set(sha, { accountId: h.accountId, until: Date.now() + this.keyCacheMs });
+    }
     return h.accountId;
+  }
+
+  /**
+   * Keeps this process's valid keys in step with revocations made anywhere: forgets each key
+   * revokeKey announces, and every key whenever `subscriber` reconnects (announcements may have
+   * been missed while it was away).
+   */
+  async followRevocations(subscriber: Redis): Promise<void> {
+    const channel = this.keys.keyRevokedChannel();
+    subscriber.on("message", (ch: string, sha: string) => {
+      if (ch === channel) this.forget(sha);
+    });
+    subscriber.on("ready", () => this.forget());
+    await subscriber.subscribe(channel);
+  }
+
+  /** Forgets one key (by hash), or all. */
+  private forget(sha?: string): void {
+    this.forgotten++;
+    if (sha) this.validKeys.delete(sha);
+    else this.validKeys.clear();
   }
 
   async grant(accountId: string, credits: number, pack?: string): Promise<boolean> {

@@ -51,7 +51,7 @@ local limit = tonumber(ARGV[3])
 if limit > 0 and reserved >= limit then return -2 end
 if tonumber(bal) - reserved < tonumber(ARGV[1]) then return 0 end
 redis.call('HINCRBY', KEYS[1], 'reserved', ARGV[1])
-for i = 4, #ARGV, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
+redis.call('HSET', KEYS[2], unpack(ARGV, 4))
 redis.call('EXPIRE', KEYS[2], ARGV[2])
 return 1`;
 

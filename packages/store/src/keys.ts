@@ -15,6 +15,8 @@ export function keySpace(prefix: string) {
     apiKey: (sha256: string) => `${prefix}:key:${sha256}`,
     /** Pub/sub channel on which every job that becomes final is announced (its id). */
     finalChannel: () => `${prefix}:events:final`,
+    /** Pub/sub channel on which every key revocation is announced (the key's hash). */
+    keyRevokedChannel: () => `${prefix}:events:key-revoked`,
   };
 }
 export type KeySpace = ReturnType<typeof keySpace>;

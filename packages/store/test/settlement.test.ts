@@ -2,7 +2,7 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { newJobId, type JobParams } from "@serp/shared";
-import { AccountStore, JobStore, keySpace, type Final } from "../src/index.js";
+import { AccountStore, JobStore, hashKey, keySpace, type Final } from "../src/index.js";
 
 const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
 const keys = keySpace(`t${randomBytes(5).toString("hex")}`);
@@ -129,4 +129,45 @@ test("keys are stored hashed, authenticate until revoked, and unknown keys fail"
   expect(await accounts.authenticate(`${key}x`)).toBeNull();
   expect(await accounts.revokeKey(id, info.id)).toBe(true);
   expect(await accounts.authenticate(key)).toBeNull();
+});
+
+describe("a process that trusts valid keys for a while", () => {
+  const subscriber = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
+  const cached = new AccountStore(redis, keys, 60_000);
+  beforeAll(() => cached.followRevocations(subscriber));
+  afterAll(() => subscriber.disconnect());
+
+  test("stops accepting a key as soon as another process revokes it", async () => {
+    const id = await account(0);
+    const { key, info } = await accounts.createKey(id, "ci");
+    expect(await cached.authenticate(key)).toBe(id);
+    expect(await accounts.revokeKey(id, info.id)).toBe(true);
+    // The announcement travels by pub/sub: allow it a moment, far below the trust period.
+    const until = Date.now() + 500;
+    let accepted = await cached.authenticate(key);
+    while (accepted !== null && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 5));
+      accepted = await cached.authenticate(key);
+    }
+    expect(accepted).toBeNull();
+  });
+
+  test("stops accepting a key it revoked itself at once", async () => {
+    const id = await account(0);
+    const { key, info } = await cached.createKey(id, "ci");
+    expect(await cached.authenticate(key)).toBe(id);
+    expect(await cached.revokeKey(id, info.id)).toBe(true);
+    expect(await cached.authenticate(key)).toBeNull();
+  });
+
+  test("asks Redis again once the trust period is over, even if no revocation was announced", async () => {
+    const briefly = new AccountStore(redis, keys, 200);
+    const id = await account(0);
+    const { key } = await accounts.createKey(id, "ci");
+    expect(await briefly.authenticate(key)).toBe(id);
+    await redis.del(keys.apiKey(hashKey(key)));
+    expect(await briefly.authenticate(key)).toBe(id);
+    await new Promise((r) => setTimeout(r, 250));
+    expect(await briefly.authenticate(key)).toBeNull();
+  });
 });

@@ -9,6 +9,7 @@ import { ApiError } from "@serp/shared";
 import type { JobRecord } from "@serp/store";
 import { authenticate } from "../auth.js";
 import type { AppContext } from "../context.js";
+import { submitter } from "../limits/index.js";
 import { compat, passes } from "./errors.js";
 import { publicBaseUrl } from "./links.js";
 import { jobRequest, parseSearch, searchOfJob } from "./params.js";
@@ -43,7 +44,7 @@ export function compatRoutes(ctx: AppContext): Router {
       const accountId = await authenticated(req, res);
       if (!(await passes(ctx.rateLimit, req, res))) return;
       const search = parseSearch(req.query, ctx.locations);
-      const outcome = await ctx.jobService.submit(accountId, jobRequest(search));
+      const outcome = await ctx.jobService.submit(submitter(req), jobRequest(search));
       const { job, result } = outcome.body as { job: JobRecord["job"]; result?: JobRecord["result"] };
       if (job.status === "failed") throw new ApiError("upstream_error", job.error ?? "The search failed upstream.");
       // The stored record also holds the upstream URL the result came from.

@@ -1,6 +1,7 @@
 import { Router, json } from "express";
 import { ApiError } from "@serp/shared";
 import type { AppContext } from "../context.js";
+import { submitter } from "../limits/index.js";
 
 export function jobRoutes(ctx: AppContext): Router {
   const router = Router();
@@ -18,7 +19,7 @@ export function jobRoutes(ctx: AppContext): Router {
     },
     parseJson,
     async (req, res) => {
-      const outcome = await ctx.jobService.submit(req.accountId!, req.body);
+      const outcome = await ctx.jobService.submit(submitter(req), req.body);
       res.status(outcome.status).json(outcome.body);
     },
   );

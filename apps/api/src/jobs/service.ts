@@ -37,10 +37,16 @@ export interface JobServiceDeps {
   locations: LocationCheck;
   liveDeadlineMs: number;
   logger: Logger;
-  /** The account's limit on jobs pending or processing (0 = none). */
+  /** The account's limit on jobs pending or processing (0 = none), when the submitter does not bring it. */
   maxInFlight?: (accountId: string) => Promise<number>;
   /** Accept postback URLs on private networks (otherwise refused at submission and at delivery). */
   allowPrivateWebhookTargets?: boolean;
+}
+
+/** The account a job is submitted for, with its limit on jobs in flight when the caller read it already. */
+export interface Submitter {
+  accountId: string;
+  maxInFlight?: number;
 }
 
 export type SubmitOutcome = { status: 200; body: JobResponse } | { status: 202; body: { job: JobResponse["job"]; message: string } };
@@ -52,7 +58,7 @@ export class JobService {
   constructor(private readonly deps: JobServiceDeps) {}
 
   /** Validates, reserves a credit, stores and enqueues a job; waits for it on the live queue. */
-  async submit(accountId: string, body: unknown): Promise<SubmitOutcome> {
+  async submit({ accountId, maxInFlight }: Submitter, body: unknown): Promise<SubmitOutcome> {
     const parsed = jobRequestSchema.safeParse(body);
     if (!parsed.success) throw invalidRequest(fieldIssues(parsed.error));
     const req = parsed.data;
@@ -70,7 +76,7 @@ export class JobService {
     const created = await this.deps.jobs.create(
       { id, accountId, endpoint: req.endpoint, queue: req.queue, params, postbackUrl: req.postbackUrl, createdAt },
       RESERVED_CREDITS,
-      (await this.deps.maxInFlight?.(accountId)) ?? 0,
+      maxInFlight ?? (await this.deps.maxInFlight?.(accountId)) ?? 0,
     );
     if (created === "concurrency_limited") {
       throw new ApiError("concurrency_limited", "Too many jobs pending or processing for this account; retry when some finish", undefined, 1);

@@ -4,20 +4,40 @@
  * the job submit script; this module only says what the number is). Each has a deployment default
  * (env) and an optional per-account override stored with the account.
  */
-import type { RequestHandler, Response } from "express";
+import type { Request, RequestHandler, Response } from "express";
 import type { Redis } from "ioredis";
 import { RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import { ApiError } from "@serp/shared";
 import { resolveLimits, type AccountStore, type EffectiveLimits, type KeySpace, type LimitDefaults } from "@serp/store";
 import type { ApiEnv } from "../env.js";
 import { isStorageDown } from "../errors.js";
+import type { Submitter } from "../jobs/service.js";
 import { formatRateLimit, formatRateLimitPolicy, type PolicyState } from "./headers.js";
 
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      /** The account's effective limits, as the rate limit read them with the account. */
+      limits?: EffectiveLimits;
+    }
+  }
+}
+
 export interface Limits {
-  /** Per-account request rate; mounted after authentication (reads req.accountId). */
+  /**
+   * Per-account request rate; mounted after authentication (reads req.accountId). Leaves the
+   * account's limits on req.limits, so a submission need not read the account again.
+   */
   rateLimit: RequestHandler;
   /** The account's limit on jobs pending or processing (0 = none). */
   maxInFlight(accountId: string): Promise<number>;
+}
+
+/** Who submits a job from this request, with the limit on jobs in flight if the rate limit read it. */
+export function submitter(req: Request): Submitter {
+  if (!req.accountId) throw new Error("submissions run after authentication: req.accountId is not set");
+  return { accountId: req.accountId, maxInFlight: req.limits?.concurrency.limit };
 }
 
 export function limitDefaults(env: ApiEnv): LimitDefaults {
@@ -52,6 +72,7 @@ export function createLimits(deps: { redis: Redis; keys: KeySpace; accounts: Acc
     });
     if (!account) throw new ApiError("unauthorized", "The account of this key no longer exists");
     const limits = resolveLimits(account.limits, defaults);
+    req.limits = limits;
     const policies: PolicyState[] = [];
     let retryAfter: number | undefined;
 

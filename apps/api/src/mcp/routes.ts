@@ -11,6 +11,7 @@ import { ApiError } from "@serp/shared";
 import { authenticate } from "../auth.js";
 import type { AppContext } from "../context.js";
 import { isStorageDown } from "../errors.js";
+import { submitter } from "../limits/index.js";
 import { buildMcpServer } from "./server.js";
 import { TOOL_NAMES } from "./tools.js";
 
@@ -30,7 +31,7 @@ export function mcpRoutes(ctx: AppContext): Router {
         return;
       }
       acceptNewerProtocol(req);
-      const server = buildMcpServer(ctx, req.accountId!, req.log);
+      const server = buildMcpServer(ctx, submitter(req), req.log);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on("close", () => {
         void transport.close();

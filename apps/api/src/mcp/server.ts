@@ -8,6 +8,7 @@ import type { Logger } from "pino";
 import { ApiError, ENDPOINTS, type Endpoint, type JobResponse } from "@serp/shared";
 import type { AppContext } from "../context.js";
 import { isStorageDown } from "../errors.js";
+import type { Submitter } from "../jobs/service.js";
 import {
   GET_JOB_DESCRIPTION,
   GET_JOB_TOOL,
@@ -26,7 +27,7 @@ const INSTRUCTIONS =
 /** Big enough for any valid arguments object; bounds the work a hostile one can cause. */
 const MAX_TOOL_INPUT_ELEMENTS = 64;
 
-export function buildMcpServer(ctx: AppContext, accountId: string, logger: Logger): McpServer {
+export function buildMcpServer(ctx: AppContext, by: Submitter, logger: Logger): McpServer {
   const server = new McpServer(
     { name: "serp", title: "Search results API", version: "1.0.0" },
     { instructions: INSTRUCTIONS, maxToolInputElements: MAX_TOOL_INPUT_ELEMENTS },
@@ -43,7 +44,7 @@ export function buildMcpServer(ctx: AppContext, accountId: string, logger: Logge
         outputSchema: jobResponseSchema,
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
       },
-      (params) => runJob(ctx, accountId, endpoint, params, logger.child({ tool })),
+      (params) => runJob(ctx, by, endpoint, params, logger.child({ tool })),
     );
   }
 
@@ -58,7 +59,7 @@ export function buildMcpServer(ctx: AppContext, accountId: string, logger: Logge
     },
     async ({ jobId }) => {
       try {
-        return jobResult(await ctx.jobService.get(accountId, jobId));
+        return jobResult(await ctx.jobService.get(by.accountId, jobId));
       } catch (err) {
         if (err instanceof ApiError && err.code === "not_found") {
           return toolError(`No job ${jobId} for this account: the id is unknown, expired, or belongs to another account.`);
@@ -70,10 +71,10 @@ export function buildMcpServer(ctx: AppContext, accountId: string, logger: Logge
   return server;
 }
 
-async function runJob(ctx: AppContext, accountId: string, endpoint: Endpoint, params: unknown, log: Logger): Promise<CallToolResult> {
+async function runJob(ctx: AppContext, by: Submitter, endpoint: Endpoint, params: unknown, log: Logger): Promise<CallToolResult> {
   let body: JobResponse;
   try {
-    const outcome = await ctx.jobService.submit(accountId, { endpoint, params, queue: "live" });
+    const outcome = await ctx.jobService.submit(by, { endpoint, params, queue: "live" });
     if (outcome.status !== 200) throw new Error(`live job answered ${outcome.status}`);
     body = outcome.body;
   } catch (err) {
