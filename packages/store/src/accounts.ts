@@ -38,19 +38,6 @@ export interface LedgerEntry {
   uncharged?: number;
 }
 
-/** The account stored in hash `h` (its fields, as HGETALL answers them); null when there is none. */
-export function accountFromHash(h: Record<string, string | undefined>): Account | null {
-  if (!h.id) return null;
-  return {
-    id: h.id,
-    name: h.name ?? "",
-    createdAt: h.createdAt ?? "",
-    balance: Number(h.balance ?? 0),
-    reserved: Number(h.reserved ?? 0),
-    limits: overridesFromHash(h),
-  };
-}
-
 export function hashKey(key: string): string {
   return createHash("sha256").update(key).digest("hex");
 }
@@ -102,7 +89,16 @@ export class AccountStore {
   }
 
   async get(id: string): Promise<Account | null> {
-    return accountFromHash(await this.redis.hgetall(this.keys.account(id)));
+    const h = await this.redis.hgetall(this.keys.account(id));
+    if (!h.id) return null;
+    return {
+      id: h.id,
+      name: h.name ?? "",
+      createdAt: h.createdAt ?? "",
+      balance: Number(h.balance ?? 0),
+      reserved: Number(h.reserved ?? 0),
+      limits: overridesFromHash(h),
+    };
   }
 
   /**
