@@ -158,7 +158,7 @@ describe("operators' CLI", () => {
       const now = new Date().toISOString();
       const params = { query: "coffee", country: "us" as const, language: "en", page: 1 };
       for (const [id, status] of [["job_01JZ0000000000000000000001", "completed"], ["job_01JZ0000000000000000000002", "failed"]] as const) {
-        expect(await jobs.create({ id, accountId: a.accountId, endpoint: "web-news", queue: "fast", params, createdAt: now }, 1)).toBe("created");
+        expect(await jobs.create({ id, accountId: a.accountId, endpoint: "web-news", queue: "fast", params, createdAt: now }, 1)).toMatchObject({ outcome: "created" });
         await jobs.finalize(id, a.accountId, {
           status, credits: status === "completed" ? 1 : 0, latencyMs: 5, error: status === "failed" ? "upstream timed out" : null,
           result: null, completedAt: now,

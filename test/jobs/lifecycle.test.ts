@@ -3,7 +3,11 @@
  * upstream: completion, polling, failures at 0 credits, the live deadline, expiry, 401/402/404.
  */
 import request from "supertest";
-import { fixturesAvailable, pollUntilFinal, startStack, type Stack } from "../support/stack.js";
+import { newJobId } from "@serp/shared";
+import { QUEUE_CATALOG } from "@serp/store";
+import { createUpstream } from "@serp/upstream";
+import { createWorkerRuntime } from "@serp/worker/runtime";
+import { REDIS_URL, fixturesAvailable, pollUntilFinal, silent, startStack, type Stack } from "../support/stack.js";
 
 const d = fixturesAvailable ? describe : describe.skip;
 if (!fixturesAvailable) console.warn("lifecycle: captured pages not found; set SERP_FIXTURES_DIR. Skipping.");
@@ -29,6 +33,8 @@ d("job lifecycle", () => {
     expect(Date.parse(res.body.job.completedAt)).toBeGreaterThanOrEqual(Date.parse(res.body.job.createdAt));
     expect(res.body.result.search_parameters).toEqual({ engine: "web_search", query: "coffee", country: "us", language: "en", page: 1, device: "desktop" });
     expect(res.body.result.organic_results.length).toBeGreaterThan(0);
+    // The queue entry carried the params, so the worker could fetch while marking the job started.
+    expect((await stack.api.queues.live.getJob(res.body.job.id))?.data).toEqual({ jobId: res.body.job.id, params: res.body.job.params });
     const acct = await stack.api.accounts.get(accountId);
     expect(acct).toMatchObject({ balance: 9, reserved: 0 });
     expect(await stack.api.accounts.ledger(accountId)).toContainEqual(
@@ -146,6 +152,53 @@ d("live deadline", () => {
     expect(later.body.result).toBeNull();
     expect(await stack.api.accounts.get(accountId)).toMatchObject({ balance: 3, reserved: 0 });
     expect((await stack.api.accounts.ledger(accountId)).filter((e) => e.jobId === res.body.job.id)).toHaveLength(1);
+  });
+});
+
+d("live jobs fetched while they are marked started", () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack({ workerQueues: [] });
+  });
+  afterAll(() => stack.close());
+
+  test("a live job found final when a worker takes it has its early fetch dropped: nothing parsed, stored or billed", async () => {
+    const { accountId } = await stack.account(3);
+    const id = newJobId();
+    const params = { query: "coffee", country: "us", language: "en", page: 1, device: "desktop" } as const;
+    const created = await stack.api.jobs.create({ id, accountId, endpoint: "web-search", queue: "live", params, createdAt: new Date().toISOString() }, 1);
+    expect(created.outcome).toBe("created");
+    // Settled before any worker saw it, as when the live deadline passed first.
+    await stack.api.jobs.finalize(id, accountId, { status: "failed", credits: 0, latencyMs: null, error: "timed out", result: null, completedAt: new Date().toISOString() });
+    stack.replay.setFaults({ latencyMs: 300 });
+    await stack.api.queues.live.add("web-search", { jobId: id, params }, { ...QUEUE_CATALOG.live.jobOptions, jobId: id });
+
+    const upstream = createUpstream({ baseUrl: stack.replay.url, timeoutMs: 5_000 });
+    const worker = await createWorkerRuntime({
+      redisUrl: REDIS_URL, prefix: stack.prefix, queues: ["live"], concurrency: 1, retentionSeconds: 600, scraper: upstream, logger: silent,
+    });
+    try {
+      const until = Date.now() + 5_000;
+      while ((await stack.api.queues.live.getJobState(id)) !== "completed" && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      expect(await stack.api.queues.live.getJobState(id)).toBe("completed");
+      // The fetch begun with the job's params was dropped (often before it was even sent) once the
+      // record said the job was over.
+      expect(upstream.parses()).toEqual({ inline: 0, threads: 0 });
+      expect((await stack.api.jobs.get(id))!.job).toMatchObject({ status: "failed", error: "timed out", credits: 0 });
+      expect(await stack.api.accounts.get(accountId)).toMatchObject({ balance: 3, reserved: 0 });
+      expect((await stack.api.accounts.ledger(accountId)).filter((e) => e.jobId === id)).toHaveLength(1);
+    } finally {
+      await worker.closers.closeAll(10_000);
+      await upstream.close();
+      stack.replay.clearFaults();
+    }
+  });
+
+  test("a fast job's queue entry carries only its id (its params are read from the record)", async () => {
+    const { auth } = await stack.account(3);
+    const res = await request(stack.api.app).post("/v1/jobs").set("Authorization", auth).send({ endpoint: "web-search", params: { query: "tea" }, queue: "fast" });
+    expect(res.status).toBe(202);
+    expect((await stack.api.queues.fast.getJob(res.body.job.id))!.data).toEqual({ jobId: res.body.job.id });
   });
 });
 

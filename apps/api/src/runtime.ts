@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { Queue } from "bullmq";
 import type { Logger } from "pino";
 import { createMetrics } from "@serp/metrics";
@@ -10,8 +11,11 @@ import { FinalWaiter } from "./jobs/final-waiter.js";
 import { JobService, type LocationCheck } from "./jobs/service.js";
 import { createLimits } from "./limits/index.js";
 
-/** How long a key found valid is trusted without a Redis read (a revocation is announced at once). */
-const KEY_CACHE_MS = 5_000;
+/**
+ * How long a key found valid, and an account's limit overrides, are trusted without a Redis read
+ * (a revocation or a change of limits is announced at once; this bounds a lost announcement).
+ */
+const ACCOUNT_CACHE_MS = 5_000;
 
 /** Every long-lived part of the API, wired from the environment. Used by index.ts and tests. */
 export async function createApiRuntime(env: ApiEnv, logger: Logger, locationCheck?: LocationCheck) {
@@ -35,11 +39,11 @@ export async function createApiRuntime(env: ApiEnv, logger: Logger, locationChec
     }),
   ) as Record<QueueName, Queue>;
 
-  const waiter = new FinalWaiter(subscriber, keys.finalChannel());
+  const waiter = new FinalWaiter(subscriber, keys.finalChannel(), keys.replyChannel(randomBytes(8).toString("hex")));
   await waiter.start();
   const jobs = new JobStore(redis, keys, env.JOB_RETENTION_SECONDS);
-  const accounts = new AccountStore(redis, keys, KEY_CACHE_MS);
-  await accounts.followRevocations(subscriber);
+  const accounts = new AccountStore(redis, keys, ACCOUNT_CACHE_MS);
+  await accounts.followChanges(subscriber);
   const locations = locationCheck ?? { countryOf: countryOfLocationName, isKnown: () => undefined };
   const limits = createLimits({ redis, keys, accounts, env });
   const jobService = new JobService({

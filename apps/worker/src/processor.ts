@@ -4,6 +4,7 @@ import {
   JOB_ERRORS,
   buildResult,
   creditsFor,
+  isEndpoint,
   type BlocksByEndpoint,
   type Endpoint,
   type Job,
@@ -11,6 +12,23 @@ import {
 } from "@serp/shared";
 import type { Metrics } from "@serp/metrics";
 import { QUEUE_CATALOG, type JobStore } from "@serp/store";
+
+/** A scrape begun before the job was marked started, and how to drop it if the job is not to run. */
+interface EarlyScrape {
+  endpoint: Endpoint;
+  outcome: ReturnType<Scraper["scrape"]>;
+  abandon(): void;
+}
+
+function scrapeEarly(scraper: Scraper, endpoint: Endpoint, params: JobParams, signal?: AbortSignal): EarlyScrape {
+  const controller = new AbortController();
+  const follow = () => controller.abort(signal?.reason);
+  signal?.addEventListener("abort", follow, { once: true });
+  const outcome = scraper.scrape(endpoint, params, controller.signal);
+  // Awaited where it is used; an abandoned one must not surface as an unhandled rejection.
+  outcome.catch(() => undefined).finally(() => signal?.removeEventListener("abort", follow));
+  return { endpoint, outcome, abandon: () => controller.abort(new Error("job not started")) };
+}
 
 /** The upstream as the worker sees it: one call per attempt, throwing a classified failure. */
 export interface Scraper {
@@ -59,17 +77,28 @@ export type KnownJob = Pick<Job, "queue" | "postbackUrl">;
  */
 export function createProcessor({ jobs, scraper, logger, metrics, onFinal }: ProcessorDeps) {
   return async (bullJob: BullJob, _token?: string, signal?: AbortSignal): Promise<void> => {
-    const { jobId } = QUEUE_CATALOG.fast.payload.parse(bullJob.data);
+    const { jobId, params: carried } = QUEUE_CATALOG.fast.payload.parse(bullJob.data);
     const log = logger.child({ jobId, queue: bullJob.queueName, attempt: bullJob.attemptsMade + 1 });
-    const begun = await jobs.start(jobId, bullJob.attemptsMade + 1);
+    const started = performance.now();
+    // A live job brings its params: its page is fetched while the record is marked started.
+    const early = carried && isEndpoint(bullJob.name) ? scrapeEarly(scraper, bullJob.name, carried, signal) : undefined;
+    let begun: Awaited<ReturnType<JobStore["start"]>>;
+    try {
+      begun = await jobs.start(jobId, bullJob.attemptsMade + 1);
+    } catch (err) {
+      early?.abandon();
+      throw err;
+    }
     if (!begun?.started) {
+      early?.abandon();
       log.info({ status: begun?.record.job.status ?? "gone" }, "job already final or expired; skipped");
       if (begun) await onFinal?.(jobId, begun.record.job);
       return;
     }
     const { record } = begun;
     const { endpoint, params } = record.job;
-    const started = performance.now();
+    // The record is the authority: a payload that disagrees with it is not used.
+    const fetching = early && early.endpoint === endpoint && JSON.stringify(carried) === JSON.stringify(params) ? early : (early?.abandon(), undefined);
     const countTries = (tries: readonly { outcome: string }[] | undefined) => {
       for (const t of tries ?? []) metrics?.upstreamResponses.inc({ endpoint, outcome: t.outcome });
     };
@@ -90,7 +119,7 @@ export function createProcessor({ jobs, scraper, logger, metrics, onFinal }: Pro
     };
 
     try {
-      const outcome = await scraper.scrape(endpoint, params, signal);
+      const outcome = await (fetching ? fetching.outcome : scraper.scrape(endpoint, params, signal));
       countTries(outcome.tries);
       const result = buildResult(endpoint, params, outcome.blocks);
       const changed = await settle("completed", null, result, outcome.upstreamUrl);

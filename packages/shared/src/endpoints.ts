@@ -11,6 +11,10 @@ export const ENDPOINTS = [
 ] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];
 
+export function isEndpoint(name: string): name is Endpoint {
+  return (ENDPOINTS as readonly string[]).includes(name);
+}
+
 export const QUEUES = ["live", "fast", "regular"] as const;
 export type QueueName = (typeof QUEUES)[number];
 

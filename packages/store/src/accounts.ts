@@ -65,17 +65,20 @@ return 1`;
 export class AccountStore {
   /** Keys found valid lately, by hash: authenticate answers these without asking Redis. */
   private readonly validKeys = new Map<string, { accountId: string; until: number }>();
-  /** Counts what was forgotten, so a read that raced a revocation is not remembered. */
+  /** Accounts' limit overrides read lately, by account id: limits answers these without asking Redis. */
+  private readonly knownLimits = new Map<string, { limits: LimitOverrides; until: number }>();
+  /** Counts what was forgotten, so a read that raced a revocation or a change is not remembered. */
   private forgotten = 0;
 
   constructor(
     private readonly redis: Redis,
     private readonly keys: KeySpace,
     /**
-     * How long authenticate trusts a key it found valid (0: it asks Redis every time). A revocation
-     * reaches a process at once through followRevocations; this bounds one whose announcement is lost.
+     * How long authenticate trusts a key it found valid, and limits an account's overrides it read
+     * (0: both ask Redis every time). Revocations and limit changes reach a process at once through
+     * followChanges; this bounds one whose announcement is lost.
      */
-    private readonly keyCacheMs = 0,
+    private readonly cacheMs = 0,
   ) {}
 
   async create(name: string, id = newAccountId()): Promise<Account> {
@@ -110,7 +113,28 @@ export class AccountStore {
     const argv = (Object.entries(change) as [keyof LimitOverrides, number | null | undefined][])
       .filter(([, v]) => v !== undefined)
       .flatMap(([name, v]) => [LIMIT_FIELDS[name], v === null ? "" : String(v)]);
-    return (await this.redis.eval(SET_LIMITS, 1, this.keys.account(accountId), ...argv)) === 1;
+    const changed = (await this.redis.eval(SET_LIMITS, 1, this.keys.account(accountId), ...argv)) === 1;
+    this.forgetLimits(accountId);
+    if (changed) await this.redis.publish(this.keys.limitsChangedChannel(), accountId);
+    return changed;
+  }
+
+  /**
+   * The account's limit overrides (null when there is no such account): what the request path
+   * needs of the account, without its balance. Remembered for the cache period.
+   */
+  async limits(accountId: string): Promise<LimitOverrides | null> {
+    const known = this.knownLimits.get(accountId);
+    if (known && known.until > Date.now()) return known.limits;
+    const forgotten = this.forgotten;
+    const fields = Object.values(LIMIT_FIELDS);
+    const [id, ...values] = await this.redis.hmget(this.keys.account(accountId), "id", ...fields);
+    if (!id) return null;
+    const limits = overridesFromHash(Object.fromEntries(fields.map((f, i) => [f, values[i] ?? undefined])));
+    if (this.cacheMs > 0 && forgotten === this.forgotten) {
+      this.knownLimits.set(accountId, { limits, until: Date.now() + this.cacheMs });
+    }
+    return limits;
   }
 
   async list(): Promise<string[]> {
@@ -168,31 +192,42 @@ export class AccountStore {
     // The lookup is by hash; compare the stored hash in constant time all the same.
     const stored = Buffer.from(sha, "hex");
     if (!timingSafeEqual(stored, Buffer.from(hashKey(key), "hex"))) return null;
-    if (this.keyCacheMs > 0 && forgotten === this.forgotten) {
-      this.validKeys.set(sha, { accountId: h.accountId, until: Date.now() + this.keyCacheMs });
+    if (this.cacheMs > 0 && forgotten === this.forgotten) {
+      this.validKeys.set(sha, { accountId: h.accountId, until: Date.now() + this.cacheMs });
     }
     return h.accountId;
   }
 
   /**
-   * Keeps this process's valid keys in step with revocations made anywhere: forgets each key
-   * revokeKey announces, and every key whenever `subscriber` reconnects (announcements may have
-   * been missed while it was away).
+   * Keeps this process's valid keys and known limits in step with changes made anywhere: forgets
+   * each key revokeKey announces and each account's limits setLimits announces, and everything
+   * whenever `subscriber` reconnects (announcements may have been missed while it was away).
    */
-  async followRevocations(subscriber: Redis): Promise<void> {
-    const channel = this.keys.keyRevokedChannel();
-    subscriber.on("message", (ch: string, sha: string) => {
-      if (ch === channel) this.forget(sha);
+  async followChanges(subscriber: Redis): Promise<void> {
+    const revoked = this.keys.keyRevokedChannel();
+    const limitsChanged = this.keys.limitsChangedChannel();
+    subscriber.on("message", (ch: string, message: string) => {
+      if (ch === revoked) this.forget(message);
+      else if (ch === limitsChanged) this.forgetLimits(message);
     });
     subscriber.on("ready", () => this.forget());
-    await subscriber.subscribe(channel);
+    await subscriber.subscribe(revoked, limitsChanged);
   }
 
-  /** Forgets one key (by hash), or all. */
+  /** Forgets one key (by hash), or every key and every account's limits. */
   private forget(sha?: string): void {
     this.forgotten++;
-    if (sha) this.validKeys.delete(sha);
-    else this.validKeys.clear();
+    if (sha) {
+      this.validKeys.delete(sha);
+      return;
+    }
+    this.validKeys.clear();
+    this.knownLimits.clear();
+  }
+
+  private forgetLimits(accountId: string): void {
+    this.forgotten++;
+    this.knownLimits.delete(accountId);
   }
 
   async grant(accountId: string, credits: number, pack?: string): Promise<boolean> {

@@ -1,9 +1,19 @@
 import type { JobsOptions } from "bullmq";
 import { z } from "zod";
-import type { QueueName } from "@serp/shared";
+import type { JobParams, QueueName } from "@serp/shared";
 
-/** What a scrape queue carries: only the id. Params and results live in the job record. */
-export const scrapePayloadSchema = z.strictObject({ jobId: z.string().regex(/^job_[0-9A-Z]{26}$/) });
+const jobIdSchema = z.string().regex(/^job_[0-9A-Z]{26}$/);
+
+/**
+ * What a scrape queue carries: the job's id; the job record holds the rest. A live job carries its
+ * params too, so the worker can start fetching while it marks the job started (one Redis round
+ * trip less before the upstream is asked); the record stays the authority.
+ */
+export const scrapePayloadSchema = z.strictObject({
+  jobId: jobIdSchema,
+  // Written by the API from validated params, and compared with the record before it is used.
+  params: z.custom<JobParams>((v) => typeof v === "object" && v !== null && !Array.isArray(v)).optional(),
+});
 export type ScrapePayload = z.infer<typeof scrapePayloadSchema>;
 
 export interface QueueSpec {
@@ -24,7 +34,7 @@ export const QUEUE_CATALOG: Record<QueueName, QueueSpec> = {
 };
 
 /** What the webhook queue carries: the id of the final job whose outcome is delivered. */
-export const webhookPayloadSchema = scrapePayloadSchema;
+export const webhookPayloadSchema = z.strictObject({ jobId: jobIdSchema });
 export type WebhookPayload = z.infer<typeof webhookPayloadSchema>;
 
 /**

@@ -23,6 +23,11 @@ export interface NewJob {
   params: JobParams;
   postbackUrl?: string;
   createdAt: string;
+  /**
+   * A channel on which the settled record is published whole, for the one API process that waits
+   * for this job (live jobs), so it answers without reading the record back.
+   */
+  replyTo?: string;
 }
 
 export interface Final {
@@ -40,26 +45,28 @@ export interface Final {
  * Reserve one credit and create the job record in one step, so concurrent submissions can never
  * overdraw: available = balance - reserved. Every job not yet final holds exactly one reserved
  * credit, so `reserved` is also the account's jobs in flight, checked against its concurrency
- * limit (ARGV[3]; 0 = none) in the same step. Returns 1 created, 0 insufficient credits,
- * -1 no account, -2 over the concurrency limit.
+ * limit (ARGV[3]; 0 = none) in the same step. Returns {code, reserved after}: code 1 created,
+ * 0 insufficient credits, -1 no account, -2 over the concurrency limit. The record gets only the
+ * fields a new job has; the ones still empty (latency, error, completion) come with its end.
  */
 const SUBMIT = `
-local bal = redis.call('HGET', KEYS[1], 'balance')
-if not bal then return -1 end
-local reserved = tonumber(redis.call('HGET', KEYS[1], 'reserved') or '0')
+local acct = redis.call('HMGET', KEYS[1], 'balance', 'reserved')
+if not acct[1] then return {-1, 0} end
+local reserved = tonumber(acct[2] or '0')
 local limit = tonumber(ARGV[3])
-if limit > 0 and reserved >= limit then return -2 end
-if tonumber(bal) - reserved < tonumber(ARGV[1]) then return 0 end
+if limit > 0 and reserved >= limit then return {-2, reserved} end
+if tonumber(acct[1]) - reserved < tonumber(ARGV[1]) then return {0, reserved} end
 redis.call('HINCRBY', KEYS[1], 'reserved', ARGV[1])
-redis.call('HSET', KEYS[2], unpack(ARGV, 4))
+redis.call('HSET', KEYS[2], 'status', 'pending', 'credits', '0', 'attempts', '0', unpack(ARGV, 4))
 redis.call('EXPIRE', KEYS[2], ARGV[2])
-return 1`;
+return {1, reserved + tonumber(ARGV[1])}`;
 
 /**
  * Make a job final and settle its credits, exactly once. A job already final is left as it is
  * (a late worker after a live timeout, a duplicate delivery): returns 0. The charge is capped so
  * it never eats credits reserved by the account's other pending jobs; the balance never drops
- * below zero. Every settlement is written to the ledger and announced on the final channel.
+ * below zero. Every settlement is written to the ledger and announced on the final channel; a job
+ * with a reply channel has its settled record (HGETALL, as a JSON array) published there too.
  */
 const FINALIZE = `
 local st = redis.call('HGET', KEYS[1], 'status')
@@ -85,6 +92,8 @@ redis.call('RPUSH', KEYS[3], cjson.encode(entry))
 redis.call('HINCRBY', KEYS[4], endpoint .. ':' .. ARGV[1], 1)
 redis.call('HINCRBY', KEYS[4], endpoint .. ':credits', charge)
 redis.call('PUBLISH', ARGV[9], ARGV[8])
+local replyTo = redis.call('HGET', KEYS[1], 'replyTo')
+if replyTo then redis.call('PUBLISH', replyTo, cjson.encode(redis.call('HGETALL', KEYS[1]))) end
 return 1`;
 
 /**
@@ -108,13 +117,14 @@ redis.call('HSET', KEYS[1], 'status', 'pending')
 return 1`;
 
 type Script = (...args: (string | number)[]) => Promise<number>;
+type SubmitScript = (...args: (string | number)[]) => Promise<[number, number]>;
 type StartScript = (...args: (string | number)[]) => Promise<[number, string[]?]>;
 
 /**
  * The scripts as commands of the connection: ioredis sends EVALSHA and falls back to EVAL once,
  * so the script text does not travel with every job (measured: bench/submissions.ts).
  */
-function scripts(redis: Redis): { submit: Script; finalize: Script; start: StartScript; requeue: Script } {
+function scripts(redis: Redis): { submit: SubmitScript; finalize: Script; start: StartScript; requeue: Script } {
   const r = redis as unknown as Record<string, Script | undefined>;
   if (!r.serpSubmit) {
     redis.defineCommand("serpSubmit", { numberOfKeys: 2, lua: SUBMIT });
@@ -123,8 +133,11 @@ function scripts(redis: Redis): { submit: Script; finalize: Script; start: Start
     redis.defineCommand("serpRequeue", { numberOfKeys: 1, lua: REQUEUE });
   }
   const bind = (name: string) => (r[name] as Script).bind(redis);
-  return { submit: bind("serpSubmit"), finalize: bind("serpFinalize"), start: bind("serpStart") as unknown as StartScript, requeue: bind("serpRequeue") };
+  return { submit: bind("serpSubmit") as unknown as SubmitScript, finalize: bind("serpFinalize"), start: bind("serpStart") as unknown as StartScript, requeue: bind("serpRequeue") };
 }
+
+export type SubmitOutcome = "created" | "insufficient_credits" | "no_account" | "concurrency_limited";
+const SUBMIT_OUTCOMES = { 1: "created", 0: "insufficient_credits", [-1]: "no_account", [-2]: "concurrency_limited" } as const;
 
 export class JobStore {
   private readonly lua: ReturnType<typeof scripts>;
@@ -138,30 +151,20 @@ export class JobStore {
     this.lua = scripts(redis);
   }
 
-  /** Reserves `reserve` credits and stores the new pending job. */
-  async create(
-    job: NewJob,
-    reserve: number,
-    maxInFlight = 0,
-  ): Promise<"created" | "insufficient_credits" | "no_account" | "concurrency_limited"> {
-    const fields: Record<string, string> = {
-      id: job.id,
-      accountId: job.accountId,
-      endpoint: job.endpoint,
-      queue: job.queue,
-      status: "pending",
-      params: JSON.stringify(job.params),
-      credits: "0",
-      latencyMs: "",
-      error: "",
-      attempts: "0",
-      createdAt: job.createdAt,
-      completedAt: "",
-      postbackUrl: job.postbackUrl ?? "",
-    };
-    const argv = [String(reserve), String(this.retentionSeconds), String(maxInFlight), ...Object.entries(fields).flat()];
-    const r = await this.lua.submit(this.keys.account(job.accountId), this.keys.job(job.id), ...argv);
-    return ({ 1: "created", 0: "insufficient_credits", [-1]: "no_account", [-2]: "concurrency_limited" } as const)[r as 1 | 0 | -1 | -2];
+  /**
+   * Reserves `reserve` credits and stores the new pending job. `inFlight` is the account's jobs
+   * pending or processing once this submission is through (counting this job when created).
+   */
+  async create(job: NewJob, reserve: number, maxInFlight = 0): Promise<{ outcome: SubmitOutcome; inFlight: number }> {
+    const argv = [
+      String(reserve), String(this.retentionSeconds), String(maxInFlight),
+      "id", job.id, "accountId", job.accountId, "endpoint", job.endpoint, "queue", job.queue,
+      "params", JSON.stringify(job.params), "createdAt", job.createdAt,
+    ];
+    if (job.postbackUrl) argv.push("postbackUrl", job.postbackUrl);
+    if (job.replyTo) argv.push("replyTo", job.replyTo);
+    const [code, inFlight] = await this.lua.submit(this.keys.account(job.accountId), this.keys.job(job.id), ...argv);
+    return { outcome: SUBMIT_OUTCOMES[code as 1 | 0 | -1 | -2], inFlight };
   }
 
   /** Only the status (null for an unknown or expired job): cheap enough to poll. */
@@ -212,6 +215,13 @@ export class JobStore {
     );
     return r === 1;
   }
+}
+
+/** A record from its fields as HGETALL lists them flat (a reply channel's message, parsed). */
+export function recordFromFields(flat: readonly string[]): JobRecord {
+  const h: Record<string, string> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) h[flat[i]!] = flat[i + 1]!;
+  return fromHash(h);
 }
 
 function fromHash(h: Record<string, string>): JobRecord {

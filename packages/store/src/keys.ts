@@ -15,8 +15,12 @@ export function keySpace(prefix: string) {
     apiKey: (sha256: string) => `${prefix}:key:${sha256}`,
     /** Pub/sub channel on which every job that becomes final is announced (its id). */
     finalChannel: () => `${prefix}:events:final`,
+    /** Pub/sub channel on which one API process (`instance`) is sent the settled records of the live jobs it waits for. */
+    replyChannel: (instance: string) => `${prefix}:events:final:${instance}`,
     /** Pub/sub channel on which every key revocation is announced (the key's hash). */
     keyRevokedChannel: () => `${prefix}:events:key-revoked`,
+    /** Pub/sub channel on which every change to an account's limit overrides is announced (its id). */
+    limitsChangedChannel: () => `${prefix}:events:limits-changed`,
   };
 }
 export type KeySpace = ReturnType<typeof keySpace>;

@@ -2,7 +2,7 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { newJobId, type JobParams } from "@serp/shared";
-import { AccountStore, JobStore, hashKey, keySpace, type Final } from "../src/index.js";
+import { AccountStore, JobStore, hashKey, keySpace, recordFromFields, type Final } from "../src/index.js";
 
 const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
 const keys = keySpace(`t${randomBytes(5).toString("hex")}`);
@@ -31,8 +31,12 @@ const done = (credits: number, status: Final["status"] = "completed"): Final => 
 test("concurrent submissions never reserve more credits than the balance", async () => {
   const id = await account(25);
   const outcomes = await Promise.all(Array.from({ length: 200 }, () => jobs.create(newJob(id), 1)));
-  expect(outcomes.filter((o) => o === "created")).toHaveLength(25);
-  expect(outcomes.filter((o) => o === "insufficient_credits")).toHaveLength(175);
+  const created = outcomes.filter((o) => o.outcome === "created");
+  // Each accepted submission saw the jobs in flight once it was through: 1, 2 … 25, each once.
+  expect(created.map((o) => o.inFlight).sort((a, b) => a - b)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+  const refused = outcomes.filter((o) => o.outcome === "insufficient_credits");
+  expect(refused).toHaveLength(175);
+  expect(new Set(refused.map((o) => o.inFlight))).toEqual(new Set([25]));
   expect(await accounts.get(id)).toMatchObject({ balance: 25, reserved: 25 });
 });
 
@@ -134,7 +138,7 @@ test("keys are stored hashed, authenticate until revoked, and unknown keys fail"
 describe("a process that trusts valid keys for a while", () => {
   const subscriber = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
   const cached = new AccountStore(redis, keys, 60_000);
-  beforeAll(() => cached.followRevocations(subscriber));
+  beforeAll(() => cached.followChanges(subscriber));
   afterAll(() => subscriber.disconnect());
 
   test("stops accepting a key as soon as another process revokes it", async () => {
@@ -160,6 +164,23 @@ describe("a process that trusts valid keys for a while", () => {
     expect(await cached.authenticate(key)).toBeNull();
   });
 
+  test("sees limits another process changes as soon as the change is announced", async () => {
+    const id = await account(0);
+    expect(await cached.limits(id)).toEqual({});
+    expect(await accounts.setLimits(id, { maxInFlight: 3, rateLimit: 10 })).toBe(true);
+    const until = Date.now() + 500;
+    let seen = await cached.limits(id);
+    while (seen?.maxInFlight === undefined && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 5));
+      seen = await cached.limits(id);
+    }
+    expect(seen).toEqual({ maxInFlight: 3, rateLimit: 10 });
+    // Its own change is seen at once, with no wait for the announcement.
+    expect(await cached.setLimits(id, { maxInFlight: null })).toBe(true);
+    expect(await cached.limits(id)).toEqual({ rateLimit: 10 });
+    expect(await cached.limits("acct_no_such_account")).toBeNull();
+  });
+
   test("asks Redis again once the trust period is over, even if no revocation was announced", async () => {
     const briefly = new AccountStore(redis, keys, 200);
     const id = await account(0);
@@ -169,5 +190,41 @@ describe("a process that trusts valid keys for a while", () => {
     expect(await briefly.authenticate(key)).toBe(id);
     await new Promise((r) => setTimeout(r, 250));
     expect(await briefly.authenticate(key)).toBeNull();
+
+    // Likewise an account's limits, changed behind its back.
+    expect(await briefly.limits(id)).toEqual({});
+    await redis.hset(keys.account(id), "limitMaxInFlight", "7");
+    expect(await briefly.limits(id)).toEqual({});
+    await new Promise((r) => setTimeout(r, 250));
+    expect(await briefly.limits(id)).toEqual({ maxInFlight: 7 });
   });
+});
+
+test("a job with a reply channel has its settled record published there, once; a job without one does not", async () => {
+  const subscriber = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
+  const replyTo = keys.replyChannel("test-instance");
+  const messages: string[] = [];
+  subscriber.on("message", (ch: string, m: string) => ch === replyTo && messages.push(m));
+  await subscriber.subscribe(replyTo);
+  try {
+    const id = await account(5);
+    const live = { ...newJob(id), queue: "live" as const, replyTo };
+    const other = newJob(id);
+    await jobs.create(live, 1);
+    await jobs.create(other, 1);
+    const result = { search_metadata: { status: "Success" }, organic_results: [{ position: 1, title: 'A "quoted" title / ünïcode', link: "https://example.com/" }] };
+    await jobs.finalize(other.id, id, { ...done(1), result: result as unknown as Final["result"] });
+    await jobs.finalize(live.id, id, { ...done(1), result: result as unknown as Final["result"], upstreamUrl: "https://upstream.example/search?q=q" });
+    // A second settlement changes nothing and publishes nothing.
+    await jobs.finalize(live.id, id, done(1, "failed"));
+    const until = Date.now() + 1_000;
+    while (messages.length < 1 && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(messages).toHaveLength(1);
+    const published = recordFromFields(JSON.parse(messages[0]!) as string[]);
+    expect(published).toEqual(await jobs.get(live.id));
+    expect(published).toMatchObject({ job: { id: live.id, status: "completed", credits: 1 }, result, upstreamUrl: "https://upstream.example/search?q=q" });
+  } finally {
+    subscriber.disconnect();
+  }
 });

@@ -28,6 +28,9 @@ function threadModule(): string {
   return new URL(fromSource ? "./parse-thread-source.mjs" : "./parse-thread.mjs", import.meta.url).href;
 }
 
+/** Young-generation size of a parse thread (V8's default is about 16 MB on 64-bit). */
+const PARSE_YOUNG_GENERATION_MB = 96;
+
 /** The default thread count: one per core beyond the event loop's, at least one. */
 export const defaultParseThreads = (): number => Math.max(1, availableParallelism() - 1);
 
@@ -37,6 +40,9 @@ export function createParsePool(threads: number): ParsePool {
     minThreads: threads,
     maxThreads: threads,
     idleTimeout: Number.POSITIVE_INFINITY,
+    // A parse allocates a tree of some megabytes; a young generation that holds it lets it die
+    // young instead of being copied and promoted (300 parses of a web page in a thread: 12.5 → 11.2 ms each).
+    resourceLimits: { maxYoungGenerationSizeMb: PARSE_YOUNG_GENERATION_MB },
   });
   return {
     parse: <E extends Endpoint>(endpoint: E, body: string) => pool.run({ endpoint, body }) as Promise<BlocksByEndpoint[E]>,

@@ -89,6 +89,8 @@ export interface UpstreamDeps {
 export interface Upstream {
   scrape<E extends Endpoint>(endpoint: E, params: JobParams, signal?: AbortSignal): Promise<ScrapeOutcome<E>>;
   locations: Locations;
+  /** Pages parsed so far on the event loop and on the parse threads. */
+  parses(): { inline: number; threads: number };
   /** Closes the proxies' kept-alive connections and stops the parse threads. */
   close(): Promise<void>;
 }
@@ -100,13 +102,35 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
   const pool = new ProxyPool(config.proxies, deps.proxyPool);
   const parsers: ParserTable = { ...PARSERS, ...deps.parsers } as ParserTable;
   const threads = config.parseThreads > 0 ? createParsePool(config.parseThreads) : undefined;
-  /** On a thread when there are threads; a parser a caller brought runs here, where it was given. */
-  const parse = <E extends Endpoint>(endpoint: E, body: string): BlocksByEndpoint[E] | Promise<BlocksByEndpoint[E]> =>
-    threads && !deps.parsers?.[endpoint] ? threads.parse(endpoint, body) : (parsers[endpoint] as ParserTable[E])(body);
+  /** Scrapes in progress in this process. */
+  let scraping = 0;
+  const parsed = { inline: 0, threads: 0 };
+  /**
+   * On a thread while other scrapes are in progress, so their responses are read while this page is
+   * parsed; alone, here, where the hand-over to a thread and back would only add to the job's
+   * latency (about 1.5 ms a live job, bench/live-latency.ts). A parser a caller brought runs here.
+   */
+  const parse = <E extends Endpoint>(endpoint: E, body: string): BlocksByEndpoint[E] | Promise<BlocksByEndpoint[E]> => {
+    if (threads && scraping > 1 && !deps.parsers?.[endpoint]) {
+      parsed.threads++;
+      return threads.parse(endpoint, body);
+    }
+    parsed.inline++;
+    return (parsers[endpoint] as ParserTable[E])(body);
+  };
   const urlContext: UrlContext = { baseUrl: config.baseUrl, uuleFor: (name) => locations.uuleFor(name) };
   const settings = { timeoutMs: config.timeoutMs, maxBodyBytes: config.maxBodyBytes };
 
   async function scrape<E extends Endpoint>(endpoint: E, params: JobParams, signal?: AbortSignal): Promise<ScrapeOutcome<E>> {
+    scraping++;
+    try {
+      return await scrapeOnce(endpoint, params, signal);
+    } finally {
+      scraping--;
+    }
+  }
+
+  async function scrapeOnce<E extends Endpoint>(endpoint: E, params: JobParams, signal?: AbortSignal): Promise<ScrapeOutcome<E>> {
     const profiles = profilesFor(endpoint, params);
     const tries: TryRecord[] = [];
     let index = 0;
@@ -147,7 +171,7 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
     pool.close();
     await threads?.close();
   };
-  return { scrape, locations, close };
+  return { scrape, locations, parses: () => ({ ...parsed }), close };
 }
 
 interface Attempt<E extends Endpoint> {

@@ -89,17 +89,33 @@ describe("scrape with parse threads", () => {
   });
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
+  const params: JobParams = { query: "coffee", country: "us", language: "en", page: 1, device: "desktop" };
+
   test("a job's blocks are the same with and without threads", async () => {
-    const params: JobParams = { query: "coffee", country: "us", language: "en", page: 1, device: "desktop" };
     const threaded = createUpstream({ baseUrl: base, parseThreads: 1 });
     const inline = createUpstream({ baseUrl: base });
     try {
-      const [a, b] = await Promise.all([threaded.scrape("web-search", params), inline.scrape("web-search", params)]);
-      expect(a.pageClass).toBe("results");
-      expect(a.blocks.organic_results?.length).toBeGreaterThan(0);
-      expect(a.blocks).toEqual(b.blocks);
+      const together = await Promise.all(Array.from({ length: 6 }, () => threaded.scrape("web-search", params)));
+      const alone = await inline.scrape("web-search", params);
+      expect(alone.pageClass).toBe("results");
+      expect(alone.blocks.organic_results?.length).toBeGreaterThan(0);
+      for (const a of together) expect(a.blocks).toEqual(alone.blocks);
+      // Scrapes in progress together parse on the thread (the last ones may find themselves alone).
+      expect(threaded.parses().threads).toBeGreaterThanOrEqual(1);
+      expect(threaded.parses().inline + threaded.parses().threads).toBe(6);
+      expect(inline.parses()).toEqual({ inline: 1, threads: 0 });
     } finally {
       await Promise.all([threaded.close(), inline.close()]);
+    }
+  });
+
+  test("a scrape alone parses on the event loop even with threads, sparing the hand-over", async () => {
+    const threaded = createUpstream({ baseUrl: base, parseThreads: 1 });
+    try {
+      for (let i = 0; i < 3; i++) await threaded.scrape("web-search", params);
+      expect(threaded.parses()).toEqual({ inline: 3, threads: 0 });
+    } finally {
+      await threaded.close();
     }
   });
 });

@@ -44,11 +44,10 @@ export function compatRoutes(ctx: AppContext): Router {
       const accountId = await authenticated(req, res);
       if (!(await passes(ctx.rateLimit, req, res))) return;
       const search = parseSearch(req.query, ctx.locations);
-      const outcome = await ctx.jobService.submit(submitter(req), jobRequest(search));
-      const { job, result } = outcome.body as { job: JobRecord["job"]; result?: JobRecord["result"] };
-      if (job.status === "failed") throw new ApiError("upstream_error", job.error ?? "The search failed upstream.");
-      // The stored record also holds the upstream URL the result came from.
-      const record = (await ctx.jobs.get(job.id)) ?? { job, accountId, result: result ?? null, upstreamUrl: null };
+      const outcome = await ctx.jobService.submit(submitter(req, res), jobRequest(search));
+      // A search here runs live: the outcome holds the final record, the upstream URL included.
+      const record: JobRecord = outcome.status === 200 ? outcome.record : { job: outcome.body.job, accountId, result: null, upstreamUrl: null };
+      if (record.job.status === "failed") throw new ApiError("upstream_error", record.job.error ?? "The search failed upstream.");
       res.json(envelope(search, record, base));
     }),
   );

@@ -1,38 +1,54 @@
 import type { Redis } from "ioredis";
+import { recordFromFields, type JobRecord } from "@serp/store";
 
 /**
- * Lets live requests wait for their job to become final. One subscription per API process on
- * the final channel wakes the waiter at once: the store announces a job only as it settles, so
- * the announcement is the answer and nothing is read. A slow poll covers a message missed while
- * the subscriber was reconnecting. Register before enqueueing so a fast job cannot be missed.
+ * Lets live requests wait for their job to become final. The jobs this process waits for name its
+ * own reply channel, on which the store publishes each one's settled record as it settles: the
+ * message is the answer and nothing is read back. The final channel, on which every settlement is
+ * announced by id, wakes a waiter too (then the record is read), and a slow poll covers a message
+ * missed while the subscriber was reconnecting. Register before enqueueing so a fast job cannot be
+ * missed.
  */
 export class FinalWaiter {
-  private readonly waiters = new Map<string, () => void>();
+  private readonly waiters = new Map<string, (record?: JobRecord) => void>();
 
   constructor(
     private readonly subscriber: Redis,
     private readonly channel: string,
+    /** This process's reply channel (the job store's `replyChannel`). */
+    readonly replyChannel: string,
     private readonly pollMs = 1_000,
   ) {
-    subscriber.on("message", (ch: string, jobId: string) => {
-      if (ch === this.channel) this.waiters.get(jobId)?.();
+    subscriber.on("message", (ch: string, message: string) => {
+      if (ch === this.channel) this.waiters.get(message)?.();
+      else if (ch === this.replyChannel) this.reply(message);
     });
   }
 
   async start(): Promise<void> {
-    await this.subscriber.subscribe(this.channel);
+    await this.subscriber.subscribe(this.channel, this.replyChannel);
+  }
+
+  private reply(message: string): void {
+    let record: JobRecord;
+    try {
+      record = recordFromFields(JSON.parse(message) as string[]);
+    } catch {
+      return; // Not a record: the announcement on the final channel still wakes the waiter.
+    }
+    this.waiters.get(record.job.id)?.(record);
   }
 
   /**
-   * Resolves true once the job is announced final or `isFinal()` holds at a poll, or false at the
-   * deadline.
+   * Resolves with the settled record once it is published on the reply channel, true once the job
+   * is announced final or `isFinal()` holds at a poll (read the record), or false at the deadline.
    */
-  wait(jobId: string, deadlineMs: number, isFinal: () => Promise<boolean>): { done: Promise<boolean>; cancel: () => void } {
-    let settle!: (final: boolean) => void;
-    const done = new Promise<boolean>((resolve) => (settle = resolve));
+  wait(jobId: string, deadlineMs: number, isFinal: () => Promise<boolean>): { done: Promise<JobRecord | boolean>; cancel: () => void } {
+    let settle!: (final: JobRecord | boolean) => void;
+    const done = new Promise<JobRecord | boolean>((resolve) => (settle = resolve));
     let finished = false;
     let checking = false;
-    const finish = (final: boolean) => {
+    const finish = (final: JobRecord | boolean) => {
       if (finished) return;
       finished = true;
       clearTimeout(deadline);
@@ -51,7 +67,7 @@ export class FinalWaiter {
         checking = false;
       }
     };
-    this.waiters.set(jobId, () => finish(true));
+    this.waiters.set(jobId, (record) => finish(record ?? true));
     const deadline = setTimeout(() => finish(false), deadlineMs);
     const poll = setInterval(() => void check(), this.pollMs);
     return { done, cancel: () => finish(false) };

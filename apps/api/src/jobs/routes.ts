@@ -19,7 +19,7 @@ export function jobRoutes(ctx: AppContext): Router {
     },
     parseJson,
     async (req, res) => {
-      const outcome = await ctx.jobService.submit(submitter(req), req.body);
+      const outcome = await ctx.jobService.submit(submitter(req, res), req.body);
       res.status(outcome.status).json(outcome.body);
     },
   );

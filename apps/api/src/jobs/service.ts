@@ -14,7 +14,7 @@ import {
   type JobStatus,
   type QueueName,
 } from "@serp/shared";
-import { QUEUE_CATALOG, jobResponse, type JobStore } from "@serp/store";
+import { QUEUE_CATALOG, jobResponse, type JobRecord, type JobStore, type ScrapePayload } from "@serp/store";
 import { fieldIssues, invalidRequest } from "../errors.js";
 import { postbackUrlProblem } from "../webhooks/postback-url.js";
 import type { FinalWaiter } from "./final-waiter.js";
@@ -47,9 +47,14 @@ export interface JobServiceDeps {
 export interface Submitter {
   accountId: string;
   maxInFlight?: number;
+  /** Told the account's jobs pending or processing once the submission was counted (accepted or refused). */
+  onInFlight?: (inFlight: number) => void;
 }
 
-export type SubmitOutcome = { status: 200; body: JobResponse } | { status: 202; body: { job: JobResponse["job"]; message: string } };
+/** A live job answers 200 with its final record (kept whole for callers that show more of it); the rest 202. */
+export type SubmitOutcome =
+  | { status: 200; body: JobResponse; record: JobRecord }
+  | { status: 202; body: { job: JobResponse["job"]; message: string } };
 
 /** The job as its owner reads it; one definition, shared with webhook payloads. */
 export const toResponse = jobResponse;
@@ -58,7 +63,7 @@ export class JobService {
   constructor(private readonly deps: JobServiceDeps) {}
 
   /** Validates, reserves a credit, stores and enqueues a job; waits for it on the live queue. */
-  async submit({ accountId, maxInFlight }: Submitter, body: unknown): Promise<SubmitOutcome> {
+  async submit({ accountId, maxInFlight, onInFlight }: Submitter, body: unknown): Promise<SubmitOutcome> {
     const parsed = jobRequestSchema.safeParse(body);
     if (!parsed.success) throw invalidRequest(fieldIssues(parsed.error));
     const req = parsed.data;
@@ -73,11 +78,15 @@ export class JobService {
     const params = withDefaults(req, (name) => this.deps.locations.countryOf(name));
     const id = newJobId();
     const createdAt = new Date().toISOString();
-    const created = await this.deps.jobs.create(
-      { id, accountId, endpoint: req.endpoint, queue: req.queue, params, postbackUrl: req.postbackUrl, createdAt },
+    const { outcome: created, inFlight } = await this.deps.jobs.create(
+      {
+        id, accountId, endpoint: req.endpoint, queue: req.queue, params, postbackUrl: req.postbackUrl, createdAt,
+        replyTo: req.queue === "live" ? this.deps.waiter.replyChannel : undefined,
+      },
       RESERVED_CREDITS,
       maxInFlight ?? (await this.deps.maxInFlight?.(accountId)) ?? 0,
     );
+    if (created !== "no_account") onInFlight?.(inFlight);
     if (created === "concurrency_limited") {
       throw new ApiError("concurrency_limited", "Too many jobs pending or processing for this account; retry when some finish", undefined, 1);
     }
@@ -92,7 +101,8 @@ export class JobService {
         : undefined;
     try {
       const spec = QUEUE_CATALOG[req.queue];
-      await this.deps.queues[req.queue].add(req.endpoint, { jobId: id }, { ...spec.jobOptions, jobId: id });
+      const payload: ScrapePayload = req.queue === "live" ? { jobId: id, params } : { jobId: id };
+      await this.deps.queues[req.queue].add(req.endpoint, payload, { ...spec.jobOptions, jobId: id });
     } catch (err) {
       wait?.cancel();
       // Not enqueued: release the reservation so nothing is lost or billed, then report.
@@ -111,10 +121,11 @@ export class JobService {
       return { status: 202, body: { job, message: `Job queued on ${req.queue}; poll GET /v1/jobs/${id} for its result` } };
     }
     const final = await wait.done;
-    if (!final) await this.expireLive(id, accountId, req.queue);
-    const record = await this.deps.jobs.get(id);
+    if (final === false) await this.expireLive(id, accountId, req.queue);
+    // The record came with the settlement, unless the waiter was woken another way.
+    const record = typeof final === "object" ? final : await this.deps.jobs.get(id);
     if (!record) throw new ApiError("internal_error", "The job record disappeared");
-    return { status: 200, body: toResponse(record) };
+    return { status: 200, body: toResponse(record), record };
   }
 
   /** Past the live deadline the job fails with `timed out`; a late worker result is discarded. */

@@ -14,8 +14,8 @@ export interface PolicyState {
   windowSeconds?: number;
   /** qu: quota unit; the draft's default is `requests`. */
   unit?: "requests" | "concurrent-requests";
-  /** r: quota left. */
-  remaining: number;
+  /** r: quota left (undefined while not yet known: the policy is then left out of RateLimit). */
+  remaining?: number;
   /** t: seconds until the quota resets (delta seconds, never a timestamp). */
   resetSeconds?: number;
 }
@@ -35,6 +35,6 @@ export function formatRateLimitPolicy(policies: readonly PolicyState[]): string 
 
 export function formatRateLimit(policies: readonly PolicyState[]): string {
   return policies
-    .map((p) => `${sfString(p.name)};r=${Math.max(0, p.remaining)}${p.resetSeconds !== undefined ? `;t=${p.resetSeconds}` : ""}`)
+    .map((p) => `${sfString(p.name)};r=${Math.max(0, p.remaining ?? 0)}${p.resetSeconds !== undefined ? `;t=${p.resetSeconds}` : ""}`)
     .join(", ");
 }

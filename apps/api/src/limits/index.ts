@@ -3,6 +3,10 @@
  * process shares the counters) and the number of jobs pending or processing (checked atomically by
  * the job submit script; this module only says what the number is). Each has a deployment default
  * (env) and an optional per-account override stored with the account.
+ *
+ * Both quotas are described by the RateLimit-Policy header from the start; the RateLimit header
+ * carries the rate's state from the start and the concurrency's once the submit script has counted
+ * the account's jobs in flight (so it is exact, not read before the submission).
  */
 import type { Request, RequestHandler, Response } from "express";
 import type { Redis } from "ioredis";
@@ -18,8 +22,10 @@ declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace Express {
     interface Request {
-      /** The account's effective limits, as the rate limit read them with the account. */
+      /** The account's effective limits, as the rate limit found them. */
       limits?: EffectiveLimits;
+      /** The rate policy's state as the rate limit counted this request (absent: no rate limit). */
+      ratePolicy?: PolicyState;
     }
   }
 }
@@ -27,17 +33,29 @@ declare global {
 export interface Limits {
   /**
    * Per-account request rate; mounted after authentication (reads req.accountId). Leaves the
-   * account's limits on req.limits, so a submission need not read the account again.
+   * account's limits on req.limits, so a submission need not read them again.
    */
   rateLimit: RequestHandler;
   /** The account's limit on jobs pending or processing (0 = none). */
   maxInFlight(accountId: string): Promise<number>;
 }
 
-/** Who submits a job from this request, with the limit on jobs in flight if the rate limit read it. */
-export function submitter(req: Request): Submitter {
+/**
+ * Who submits a job from this request, with the limit on jobs in flight if the rate limit found it.
+ * The submission's count of jobs in flight completes the RateLimit header on `res`.
+ */
+export function submitter(req: Request, res: Response): Submitter {
   if (!req.accountId) throw new Error("submissions run after authentication: req.accountId is not set");
-  return { accountId: req.accountId, maxInFlight: req.limits?.concurrency.limit };
+  const limits = req.limits;
+  if (!limits) return { accountId: req.accountId };
+  const rate = req.ratePolicy;
+  return {
+    accountId: req.accountId,
+    maxInFlight: limits.concurrency.limit,
+    onInFlight: (inFlight) => {
+      if (!res.headersSent) setHeaders(res, [...(rate ? [rate] : []), ...concurrencyPolicy(limits, inFlight)]);
+    },
+  };
 }
 
 export function limitDefaults(env: ApiEnv): LimitDefaults {
@@ -67,13 +85,12 @@ export function createLimits(deps: { redis: Redis; keys: KeySpace; accounts: Acc
   const rateLimit: RequestHandler = async (req, res, next) => {
     const accountId = req.accountId;
     if (!accountId) throw new Error("rateLimit runs after authentication: req.accountId is not set");
-    const account = await deps.accounts.get(accountId).catch((err: unknown) => {
+    const overrides = await deps.accounts.limits(accountId).catch((err: unknown) => {
       throw storageError(err);
     });
-    if (!account) throw new ApiError("unauthorized", "The account of this key no longer exists");
-    const limits = resolveLimits(account.limits, defaults);
+    if (!overrides) throw new ApiError("unauthorized", "The account of this key no longer exists");
+    const limits = resolveLimits(overrides, defaults);
     req.limits = limits;
-    const policies: PolicyState[] = [];
     let retryAfter: number | undefined;
 
     const { limit, windowSeconds } = limits.rate;
@@ -81,11 +98,11 @@ export function createLimits(deps: { redis: Redis; keys: KeySpace; accounts: Acc
       const { state, refused } = await consume(limiterFor(limit, windowSeconds), accountId);
       // t and Retry-After name the same instant, when the window's count starts again.
       const resetSeconds = Math.max(1, Math.ceil(state.msBeforeNext / 1000));
-      policies.push({ name: "rate", quota: limit, windowSeconds, remaining: state.remainingPoints, resetSeconds });
+      req.ratePolicy = { name: "rate", quota: limit, windowSeconds, remaining: state.remainingPoints, resetSeconds };
       if (refused) retryAfter = resetSeconds;
     }
-    policies.push(...concurrencyPolicy(limits, account.reserved));
-    setHeaders(res, policies);
+    // The concurrency quota's state is not known until the submission counts it (submitter).
+    setHeaders(res, [...(req.ratePolicy ? [req.ratePolicy] : []), ...concurrencyPolicy(limits)]);
 
     if (retryAfter !== undefined) {
       // Set here as well as by the error handler, so a router with its own error shape keeps it.
@@ -103,8 +120,7 @@ export function createLimits(deps: { redis: Redis; keys: KeySpace; accounts: Acc
   return {
     rateLimit,
     async maxInFlight(accountId) {
-      const account = await deps.accounts.get(accountId);
-      return resolveLimits(account?.limits ?? {}, defaults).concurrency.limit;
+      return resolveLimits((await deps.accounts.limits(accountId)) ?? {}, defaults).concurrency.limit;
     },
   };
 }
@@ -121,18 +137,21 @@ async function consume(limiter: RateLimiterRedis, accountId: string): Promise<{ 
 
 /**
  * The concurrency quota as a policy of unit `concurrent-requests`; `remaining` counts the slots
- * left once this request's job takes one (0 when the submission will be refused).
+ * left with `inFlight` jobs pending or processing (this request's job among them once accepted),
+ * unknown before the submission counted them.
  */
-function concurrencyPolicy(limits: EffectiveLimits, reserved: number): PolicyState[] {
+function concurrencyPolicy(limits: EffectiveLimits, inFlight?: number): PolicyState[] {
   const { limit } = limits.concurrency;
   if (limit <= 0) return [];
-  return [{ name: "concurrency", quota: limit, unit: "concurrent-requests", remaining: Math.max(0, limit - reserved - 1) }];
+  return [{ name: "concurrency", quota: limit, unit: "concurrent-requests", remaining: inFlight === undefined ? undefined : Math.max(0, limit - inFlight) }];
 }
 
+/** RateLimit-Policy names every policy; RateLimit the ones whose state is known. */
 function setHeaders(res: Response, policies: PolicyState[]): void {
   if (!policies.length) return;
   res.setHeader("RateLimit-Policy", formatRateLimitPolicy(policies));
-  res.setHeader("RateLimit", formatRateLimit(policies));
+  const known = policies.filter((p) => p.remaining !== undefined);
+  if (known.length) res.setHeader("RateLimit", formatRateLimit(known));
 }
 
 /** A counter store that cannot be reached answers 503 like every other storage failure, never 500. */

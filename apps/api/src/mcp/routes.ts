@@ -31,7 +31,7 @@ export function mcpRoutes(ctx: AppContext): Router {
         return;
       }
       acceptNewerProtocol(req);
-      const server = buildMcpServer(ctx, submitter(req), req.log);
+      const server = buildMcpServer(ctx, submitter(req, res), req.log);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on("close", () => {
         void transport.close();

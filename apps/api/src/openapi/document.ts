@@ -359,8 +359,9 @@ function registerComponents(r: OpenAPIRegistry): void {
   });
   r.registerComponent("headers", "RateLimit", {
     description:
-      "Quota left (r) and seconds until it resets (t) for each policy of RateLimit-Policy. " +
-      'Example: `"rate";r=599;t=60, "concurrency";r=99`',
+      "Quota left (r) and seconds until it resets (t) for each policy of RateLimit-Policy. The concurrency " +
+      "policy's r counts the slots left once the submission was counted (this job taking one); a request refused " +
+      'before that (rate limit, invalid body) carries the rate only. Example: `"rate";r=599;t=60, "concurrency";r=99`',
     schema: { type: "string" },
   });
 }
