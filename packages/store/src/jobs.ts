@@ -91,9 +91,10 @@ if charge < price then entry.uncharged = price - charge end
 redis.call('RPUSH', KEYS[3], cjson.encode(entry))
 redis.call('HINCRBY', KEYS[4], endpoint .. ':' .. ARGV[1], 1)
 redis.call('HINCRBY', KEYS[4], endpoint .. ':credits', charge)
-redis.call('PUBLISH', ARGV[9], ARGV[8])
+-- The waiting process's reply first: it must find the record before the bare announcement.
 local replyTo = redis.call('HGET', KEYS[1], 'replyTo')
 if replyTo then redis.call('PUBLISH', replyTo, cjson.encode(redis.call('HGETALL', KEYS[1]))) end
+redis.call('PUBLISH', ARGV[9], ARGV[8])
 return 1`;
 
 /**
