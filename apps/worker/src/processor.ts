@@ -98,7 +98,11 @@ export function createProcessor({ jobs, scraper, logger, metrics, onFinal }: Pro
     const { record } = begun;
     const { endpoint, params } = record.job;
     // The record is the authority: a payload that disagrees with it is not used.
-    const fetching = early && early.endpoint === endpoint && JSON.stringify(carried) === JSON.stringify(params) ? early : (early?.abandon(), undefined);
+    let fetching = early;
+    if (early && (early.endpoint !== endpoint || JSON.stringify(carried) !== JSON.stringify(params))) {
+      early.abandon();
+      fetching = undefined;
+    }
     const countTries = (tries: readonly { outcome: string }[] | undefined) => {
       for (const t of tries ?? []) metrics?.upstreamResponses.inc({ endpoint, outcome: t.outcome });
     };

@@ -53,7 +53,7 @@ export function submitter(req: Request, res: Response): Submitter {
     accountId: req.accountId,
     maxInFlight: limits.concurrency.limit,
     onInFlight: (inFlight) => {
-      if (!res.headersSent) setHeaders(res, [...(rate ? [rate] : []), ...concurrencyPolicy(limits, inFlight)]);
+      if (!res.headersSent) setHeaders(res, policies(limits, rate, inFlight));
     },
   };
 }
@@ -102,7 +102,7 @@ export function createLimits(deps: { redis: Redis; keys: KeySpace; accounts: Acc
       if (refused) retryAfter = resetSeconds;
     }
     // The concurrency quota's state is not known until the submission counts it (submitter).
-    setHeaders(res, [...(req.ratePolicy ? [req.ratePolicy] : []), ...concurrencyPolicy(limits)]);
+    setHeaders(res, policies(limits, req.ratePolicy));
 
     if (retryAfter !== undefined) {
       // Set here as well as by the error handler, so a router with its own error shape keeps it.
@@ -136,14 +136,18 @@ async function consume(limiter: RateLimiterRedis, accountId: string): Promise<{ 
 }
 
 /**
- * The concurrency quota as a policy of unit `concurrent-requests`; `remaining` counts the slots
- * left with `inFlight` jobs pending or processing (this request's job among them once accepted),
- * unknown before the submission counted them.
+ * The request's policies: the rate as counted (when there is a rate limit), then the concurrency
+ * quota, of unit `concurrent-requests`, whose `remaining` counts the slots left with `inFlight`
+ * jobs pending or processing (this request's job among them once accepted), unknown before the
+ * submission counted them.
  */
-function concurrencyPolicy(limits: EffectiveLimits, inFlight?: number): PolicyState[] {
+function policies(limits: EffectiveLimits, rate: PolicyState | undefined, inFlight?: number): PolicyState[] {
+  const out = rate ? [rate] : [];
   const { limit } = limits.concurrency;
-  if (limit <= 0) return [];
-  return [{ name: "concurrency", quota: limit, unit: "concurrent-requests", remaining: inFlight === undefined ? undefined : Math.max(0, limit - inFlight) }];
+  if (limit > 0) {
+    out.push({ name: "concurrency", quota: limit, unit: "concurrent-requests", remaining: inFlight === undefined ? undefined : Math.max(0, limit - inFlight) });
+  }
+  return out;
 }
 
 /** RateLimit-Policy names every policy; RateLimit the ones whose state is known. */
