@@ -9,7 +9,7 @@ import { parse } from "parse5";
 import type { Endpoint } from "@serp/shared";
 import { PARSERS } from "@serp/upstream";
 import { FIXTURES_DIR, fixturesAvailable } from "../packages/upstream/test/fixtures-dir.js";
-import { fmt, runIfMain, type Row } from "./lib.js";
+import { fmt, runIfMain, signed, type Row } from "./lib.js";
 
 const KIND_PARSER: Record<string, Endpoint> = {
   web: "web-search", "web-mobile": "web-search", "web-nojs": "web-search", videos: "web-search",
@@ -52,19 +52,19 @@ export async function benchExtraction(minMsPerPage = 120, print = true): Promise
     totalBytes += bytes;
     lines.push(
       `${file.padEnd(70)} ${(bytes / 1024).toFixed(0).padStart(5)} KB  parse5 ${fmt(bare, 2).padStart(6)} ms  parser ${fmt(full, 2).padStart(6)} ms  ` +
-        `${fmt(bytes / 1e6 / (full / 1000)).padStart(6)} MB/s  +${fmt((full / bare - 1) * 100, 0)}%`,
+        `${fmt(bytes / 1e6 / (full / 1000)).padStart(6)} MB/s  ${signed((full / bare - 1) * 100, 0)}%`,
     );
   }
   if (print) console.log(lines.join("\n"));
   const overhead = totalParser / totalBare - 1;
   const mbps = totalBytes / 1e6 / (totalParser / 1000);
   const bareMbps = totalBytes / 1e6 / (totalBare / 1000);
-  console.log(`extraction: ${pages.length} pages, ${fmt(totalBytes / 1e6)} MB; parsers ${fmt(mbps)} MB/s vs bare parse5 ${fmt(bareMbps)} MB/s; +${fmt(overhead * 100)}%`);
+  console.log(`extraction: ${pages.length} pages, ${fmt(totalBytes / 1e6)} MB; parsers ${fmt(mbps)} MB/s vs bare parse5 ${fmt(bareMbps)} MB/s; ${signed(overhead * 100)}%`);
   return {
     benchmark: "4. extraction per page (all captured pages)",
     measured: `${fmt(totalParser / pages.length, 2)} ms/page, ${fmt(mbps)} MB/s`,
     baseline: `${fmt(totalBare / pages.length, 2)} ms/page, ${fmt(bareMbps)} MB/s (bare parse5.parse)`,
-    ratio: `+${fmt(overhead * 100)}%`,
+    ratio: `${signed(overhead * 100)}%`,
     target: "<= +30%",
     met: overhead <= 0.3,
   };

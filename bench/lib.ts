@@ -1,4 +1,5 @@
 /** Small shared pieces of the benchmarks: load generation, percentiles, the printed table. */
+import { readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { pathToFileURL } from "node:url";
@@ -47,7 +48,31 @@ export function printTable(rows: Row[]): string {
   return out;
 }
 
+/**
+ * The share of CPU time the hypervisor gave to other guests while `measure` ran (Linux's "steal"
+ * in /proc/stat): on a shared VM it tells how much of a latency figure is the host's. null
+ * where /proc/stat has no steal column.
+ */
+export function hostSteal(): () => number | null {
+  const read = () => {
+    try {
+      const cpu = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+      return cpu.length > 7 ? { steal: cpu[7]!, total: cpu.slice(0, 8).reduce((a, b) => a + b, 0) } : null;
+    } catch {
+      return null;
+    }
+  };
+  const start = read();
+  return () => {
+    const end = read();
+    if (!start || !end || end.total === start.total) return null;
+    return (end.steal - start.steal) / (end.total - start.total);
+  };
+}
+
 export const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "n/a");
+/** A difference with its sign: +1.5, -0.3. */
+export const signed = (n: number, digits = 1) => (n < 0 ? fmt(n, digits) : `+${fmt(n, digits)}`);
 
 /** Marks the line on which a benchmark run as its own process hands its rows to bench/run.ts. */
 export const ROWS_LINE = "BENCH-ROWS ";

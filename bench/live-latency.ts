@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { createUpstream } from "@serp/upstream";
 import { freePort } from "../test/support/redis-server.js";
 import { REDIS_URL, startStack } from "../test/support/stack.js";
-import { fmt, percentile, runIfMain, type Row } from "./lib.js";
+import { fmt, hostSteal, percentile, runIfMain, signed, type Row } from "./lib.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const PAGE = "web/coffee-desktop-2023.html";
@@ -33,17 +33,37 @@ export async function benchLiveLatency(n = 200): Promise<Row[]> {
   const params = { query: "coffee", country: "us" as const, language: "en", page: 1, device: "desktop" as const };
   const body = JSON.stringify({ endpoint: "web-search", params: { query: "coffee" }, queue: "live" });
 
-  const viaService = async () => {
-    const t = performance.now();
-    const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${key}` }, body });
-    const json = (await res.json()) as { job: { status: string } };
-    if (json.job?.status !== "completed") throw new Error(`live job ended ${JSON.stringify(json).slice(0, 200)}`);
-    return performance.now() - t;
+  /**
+   * Times one call, split where the upstream request arrives at the replay server (same process,
+   * same clock): the part before it is what it takes to get the page asked for, the rest what it
+   * takes to turn the page into the answer.
+   */
+  const timed = async (call: () => Promise<number | void>) => {
+    stack.replay.clearRequests();
+    const t = performance.timeOrigin + performance.now();
+    const own = await call();
+    const end = performance.timeOrigin + performance.now();
+    const asked = stack.replay.requests().at(-1)?.atMs ?? NaN;
+    return { total: end - t, toUpstream: asked - t, fromUpstream: end - asked, own: own ?? end - t };
   };
-  const viaDirect = async () => {
-    const t = performance.now();
-    await direct.scrape("web-search", params);
-    return performance.now() - t;
+  const viaService = () =>
+    timed(async () => {
+      const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${key}` }, body });
+      const json = (await res.json()) as { job: { status: string; latencyMs: number } };
+      if (json.job?.status !== "completed") throw new Error(`live job ended ${JSON.stringify(json).slice(0, 200)}`);
+      return json.job.latencyMs; // The worker's own part: fetch, parse and result.
+    });
+  const viaDirect = () => timed(async () => void (await direct.scrape("web-search", params)));
+  /** A Redis PING's round trip: back to back, and after the 5 ms idle that a process on the live path sees. */
+  const redisTrip = async (idleMs: number) => {
+    const trips: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      if (idleMs) await new Promise((r) => setTimeout(r, idleMs));
+      const t = performance.now();
+      await stack.redis.ping();
+      trips.push(performance.now() - t);
+    }
+    return percentile(trips.sort((a, b) => a - b), 50);
   };
   try {
     for (let ready = false; !ready; ) {
@@ -56,19 +76,43 @@ export async function benchLiveLatency(n = 200): Promise<Row[]> {
       await viaDirect();
     }
     // One request at a time, alternating, so both see the same machine.
-    const measured: number[] = [];
-    const baseline: number[] = [];
+    const steal = hostSteal();
+    const measured: Awaited<ReturnType<typeof timed>>[] = [];
+    const baseline: Awaited<ReturnType<typeof timed>>[] = [];
     for (let i = 0; i < n; i++) {
       measured.push(await viaService());
       baseline.push(await viaDirect());
     }
-    measured.sort((a, b) => a - b);
-    baseline.sort((a, b) => a - b);
-    const [s50, s99, b50, b99] = [percentile(measured, 50), percentile(measured, 99), percentile(baseline, 50), percentile(baseline, 99)];
+    const stolen = steal();
+    const [idleTrip, hotTrip] = [await redisTrip(5), await redisTrip(0)];
+    const p = (runs: typeof measured, part: keyof (typeof measured)[number], q: number) => percentile(runs.map((r) => r[part]).sort((a, b) => a - b), q);
+    const [s50, s99, b50, b99] = [p(measured, "total", 50), p(measured, "total", 99), p(baseline, "total", 50), p(baseline, "total", 99)];
+    const [sTo, sFrom, bTo, bFrom] = [p(measured, "toUpstream", 50), p(measured, "fromUpstream", 50), p(baseline, "toUpstream", 50), p(baseline, "fromUpstream", 50)];
+    const workerOwn = p(measured, "own", 50);
+    const stealText = stolen === null ? "CPU steal not reported" : `CPU steal ${(stolen * 100).toFixed(0)}%`;
     console.log(`live latency: service p50 ${fmt(s50)} ms p99 ${fmt(s99)} ms; direct p50 ${fmt(b50)} ms p99 ${fmt(b99)} ms (n=${n})`);
+    console.log(`  medians, call to upstream request: service ${fmt(sTo, 2)} ms, direct ${fmt(bTo, 2)} ms; upstream request to answer: service ${fmt(sFrom, 2)} ms, direct ${fmt(bFrom, 2)} ms`);
+    console.log(`  the worker's own part (job latencyMs) p50 ${fmt(workerOwn)} ms`);
+    console.log(`  host: ${stealText}; Redis round trip ${fmt(idleTrip, 2)} ms after 5 ms idle, ${fmt(hotTrip, 2)} ms back to back`);
     return [
-      { benchmark: "2. live latency p50", measured: `${fmt(s50)} ms`, baseline: `${fmt(b50)} ms (fetch+parse in one process)`, ratio: `+${fmt(s50 - b50)} ms`, target: "<= +5 ms", met: s50 - b50 <= 5 },
-      { benchmark: "2. live latency p99", measured: `${fmt(s99)} ms`, baseline: `${fmt(b99)} ms (fetch+parse in one process)`, ratio: `+${fmt(s99 - b99)} ms`, target: "<= +25 ms", met: s99 - b99 <= 25 },
+      { benchmark: "2. live latency p50", measured: `${fmt(s50)} ms`, baseline: `${fmt(b50)} ms (fetch+parse in one process)`, ratio: `${signed(s50 - b50)} ms`, target: "<= +5 ms", met: s50 - b50 <= 5 },
+      {
+        benchmark: "2. live latency p50, split at the upstream request",
+        measured: `${fmt(sTo, 2)} ms to it, ${fmt(sFrom, 2)} ms from it; the worker's own part ${fmt(workerOwn)} ms`,
+        baseline: `${fmt(bTo, 2)} ms, ${fmt(bFrom, 2)} ms`,
+        ratio: `${signed(sTo - bTo, 2)} ms, ${signed(sFrom - bFrom, 2)} ms`,
+        target: "report",
+        met: null,
+      },
+      {
+        benchmark: "2. the host while it ran",
+        measured: stealText,
+        baseline: `Redis round trip ${fmt(idleTrip, 2)} ms after 5 ms idle, ${fmt(hotTrip, 2)} ms back to back`,
+        ratio: "-",
+        target: "report",
+        met: null,
+      },
+      { benchmark: "2. live latency p99", measured: `${fmt(s99)} ms`, baseline: `${fmt(b99)} ms (fetch+parse in one process)`, ratio: `${signed(s99 - b99)} ms`, target: "<= +25 ms", met: s99 - b99 <= 25 },
     ];
   } finally {
     for (const c of children) c.kill("SIGTERM");

@@ -8,7 +8,7 @@ import os from "node:os";
 import { dirname, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { printTable, ROWS_LINE, type Row } from "./lib.js";
+import { hostSteal, printTable, ROWS_LINE, type Row } from "./lib.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -29,11 +29,13 @@ async function run(file: string): Promise<Row[]> {
 }
 
 const rows: Row[] = [];
+const steal = hostSteal();
 for (const file of ["submissions.ts", "live-latency.ts", "worker-throughput.ts", "extraction.ts", "memory.ts"]) {
   console.log(`\n== bench/${file}`);
   rows.push(...(await run(file)));
 }
 
+const stolen = steal();
 console.log("");
 const table = printTable(rows);
 const cpu = os.cpus()[0]?.model ?? "unknown CPU";
@@ -49,7 +51,9 @@ npm run bench
 
 Each benchmark runs as its own process, one after another (or run one: \`node --import tsx bench/<name>.ts\` with \`REDIS_URL\` set).
 
-Last run: ${new Date().toISOString()} on ${machine}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(" / ")} at the end.
+Last run: ${new Date().toISOString()} on ${machine}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(" / ")} at the end${
+  stolen === null ? "" : `, ${(stolen * 100).toFixed(0)}% of CPU time stolen by the hypervisor over the run`
+}.
 Figures from a shared machine move by several points between runs; the ratios are what to compare.
 
 ${table}
@@ -60,12 +64,18 @@ What each one measures:
    connections, vs a bare Express endpoint doing one Redis write; rounds alternate and the median
    ratio is reported.
 2. **Live latency** (\`bench/live-latency.ts\`): one live web-search at a time through the API, the
-   live queue and a worker, vs fetching and parsing the same page directly in one process. The
-   worker's own part (start, fetch, parse, result) takes no longer than the baseline's; what the
-   service adds is about eight hand-overs between processes (client, API, Redis, worker), each of
-   which wakes a process that was idle. On this 2-vCPU VM a Redis round trip after 10 ms idle costs
-   about 0.2 ms against 0.02 ms back to back, so the p50 figure follows how busy the host is:
-   +3.4 to +6.7 ms over the runs of 2026-11-21.
+   live queue and a worker, vs fetching and parsing the same page directly in one process. Two
+   report rows say where the difference goes:
+   - *split at the upstream request*: each call is timed from its start to the moment the replay
+     upstream (in the bench process, on the same clock) receives the page request, and from there
+     to the answer. The first part is the client, the API (rate limit, submission, enqueue: three
+     Redis round trips) and the worker taking the job; the second the worker's fetch, parse and
+     settlement, and the answer's way back. *The worker's own part* is the jobs' \`latencyMs\`: it
+     matches the baseline, so the difference is all in the way there and back.
+   - *the host*: the share of CPU time the hypervisor took while the benchmark ran, and a Redis
+     round trip after 5 ms idle against one back to back. Each hand-over between processes wakes
+     one that was idle; on this VM that costs about ten times a round trip between busy processes,
+     and a live job makes about fifteen of them (client, API, Redis, worker and back).
 3. **Worker throughput** (\`bench/worker-throughput.ts\`): real worker processes, the replay upstream
    answering after a fixed delay L, concurrency C per process, vs the limit C/L; then two processes.
 4. **Extraction** (\`bench/extraction.ts\`): every captured page through its kind's parser vs a bare

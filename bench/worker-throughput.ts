@@ -4,6 +4,8 @@
  * Workers run as real processes (`apps/worker/src/index.ts`), as in production.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import os from "node:os";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Queue } from "bullmq";
@@ -24,11 +26,23 @@ function worker(stack: Stack, concurrency: number): ChildProcess {
   });
 }
 
+/** CPU seconds a process has used, all its threads together (Linux; 0 elsewhere). */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
 interface Throughput {
   /** Jobs over the time from the first enqueue to the last settlement. */
   whole: number;
   /** Jobs per second between the 10th and the 90th percentile of settlement times: the sustained rate, without the start (every slot's first fetch leaves at once) and the tail (fewer jobs than slots). */
   sustained: number;
+  /** Cores the worker processes kept busy, and the bench process (client, replay upstream), over the run. */
+  cores: { workers: number; bench: number };
 }
 
 async function run(stack: Stack, processes: number, concurrency: number, jobs: number): Promise<Throughput> {
@@ -47,6 +61,8 @@ async function run(stack: Stack, processes: number, concurrency: number, jobs: n
     );
   }
   const started = performance.now();
+  const workerCpu = () => children.reduce((sum, c) => sum + cpuSeconds(c.pid), 0);
+  const [workers0, bench0] = [workerCpu(), process.cpuUsage()];
   await queue.addBulk(ids.map((jobId) => ({ name: "web-search", data: { jobId }, opts: { ...QUEUE_CATALOG.regular.jobOptions, jobId } })));
   for (;;) {
     const acct = await stack.api.accounts.get(accountId);
@@ -54,6 +70,8 @@ async function run(stack: Stack, processes: number, concurrency: number, jobs: n
     await new Promise((r) => setTimeout(r, 20));
   }
   const seconds = (performance.now() - started) / 1000;
+  const benchUsage = process.cpuUsage(bench0);
+  const cores = { workers: (workerCpu() - workers0) / seconds, bench: (benchUsage.user + benchUsage.system) / 1e6 / seconds };
   for (const c of children) c.kill("SIGTERM");
   await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once("exit", r)))));
   await queue.close();
@@ -62,7 +80,7 @@ async function run(stack: Stack, processes: number, concurrency: number, jobs: n
   if (failed) throw new Error(`${failed} throughput jobs did not complete`);
   const settled = records.map((r) => Date.parse(r!.job.completedAt!)).sort((a, b) => a - b);
   const [lo, hi] = [Math.floor(jobs * 0.1), Math.floor(jobs * 0.9)];
-  return { whole: jobs / seconds, sustained: (hi - lo) / ((settled[hi]! - settled[lo]!) / 1000) };
+  return { whole: jobs / seconds, sustained: (hi - lo) / ((settled[hi]! - settled[lo]!) / 1000), cores };
 }
 
 export async function benchWorkerThroughput(latencyMs = 200, concurrency = 10, jobs = 500): Promise<Row[]> {
@@ -76,6 +94,8 @@ export async function benchWorkerThroughput(latencyMs = 200, concurrency = 10, j
     `worker throughput: 1 process ${fmt(one.sustained)} jobs/s sustained, ${fmt(one.whole)} over the whole run (limit ${fmt(limit)}); ` +
       `2 processes ${fmt(two.sustained)} sustained, ${fmt(two.whole)} whole (limit ${fmt(2 * limit)})`,
   );
+  const busy = (t: Throughput) => `workers ${fmt(t.cores.workers, 2)}, bench ${fmt(t.cores.bench, 2)}`;
+  console.log(`  cores busy (of ${os.cpus().length}): 1 process: ${busy(one)}; 2 processes: ${busy(two)}`);
   return [
     {
       benchmark: `3. worker throughput, 1 process, C=${concurrency}, L=${latencyMs} ms, ${jobs} jobs`,
@@ -92,6 +112,14 @@ export async function benchWorkerThroughput(latencyMs = 200, concurrency = 10, j
       ratio: `${pct(two.sustained, 2 * limit)} (${pct(two.whole, 2 * limit)}), x${fmt(two.sustained / one.sustained, 2)}`,
       target: ">= 90% of 2C/L, grows with processes",
       met: two.sustained >= 0.9 * 2 * limit && two.sustained > one.sustained,
+    },
+    {
+      benchmark: "3. cores busy while it ran",
+      measured: `1 process: ${busy(one)}`,
+      baseline: `2 processes: ${busy(two)}`,
+      ratio: `of ${os.cpus().length} cores`,
+      target: "report",
+      met: null,
     },
   ];
 }

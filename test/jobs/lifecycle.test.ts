@@ -2,9 +2,11 @@
  * The job lifecycle on each queue through the real API, Redis, BullMQ workers and the replay
  * upstream: completion, polling, failures at 0 credits, the live deadline, expiry, 401/402/404.
  */
+import { Worker } from "bullmq";
+import { Redis } from "ioredis";
 import request from "supertest";
-import { newJobId } from "@serp/shared";
-import { QUEUE_CATALOG } from "@serp/store";
+import { JOB_ERRORS, newJobId } from "@serp/shared";
+import { QUEUE_CATALOG, keySpace } from "@serp/store";
 import { createUpstream } from "@serp/upstream";
 import { createWorkerRuntime } from "@serp/worker/runtime";
 import { REDIS_URL, fixturesAvailable, pollUntilFinal, silent, startStack, type Stack } from "../support/stack.js";
@@ -187,8 +189,8 @@ d("live jobs fetched while they are marked started", () => {
       const until = Date.now() + 5_000;
       while ((await stack.api.queues.live.getJobState(id)) !== "completed" && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
       expect(await stack.api.queues.live.getJobState(id)).toBe("completed");
-      // The fetch begun with the job's params was dropped (often before it was even sent) once the
-      // record said the job was over.
+      // The fetch begun with the job's params was dropped, its answer unread, once the record said
+      // the job was over.
       expect(upstream.parses()).toEqual({ inline: 0, threads: 0 });
       expect((await stack.api.jobs.get(id))!.job).toMatchObject({ status: "failed", error: "timed out", credits: 0 });
       expect(await stack.api.accounts.get(accountId)).toMatchObject({ balance: 3, reserved: 0 });
@@ -205,6 +207,51 @@ d("live jobs fetched while they are marked started", () => {
     const res = await request(stack.api.app).post("/v1/jobs").set("Authorization", auth).send({ endpoint: "web-search", params: { query: "tea" }, queue: "fast" });
     expect(res.status).toBe(202);
     expect((await stack.api.queues.fast.getJob(res.body.job.id))!.data).toEqual({ jobId: res.body.job.id });
+  });
+});
+
+d("a job BullMQ gives up on", () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack({ workerQueues: [] });
+  });
+  afterAll(() => stack.close());
+
+  test("after its worker died holding it once too often, it ends failed at 0 credits and the reservation is released", async () => {
+    const { auth, accountId } = await stack.account(3);
+    const res = await request(stack.api.app).post("/v1/jobs").set("Authorization", auth).send({ endpoint: "web-search", params: { query: "coffee" }, queue: "fast" });
+    expect(res.status).toBe(202);
+    const id = res.body.job.id as string;
+    expect(await stack.api.accounts.get(accountId)).toMatchObject({ balance: 3, reserved: 1 });
+
+    // A worker takes the job and dies with it: its lock is left to expire, nothing settles it.
+    const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+    let doomed!: Worker;
+    await new Promise<void>((taken) => {
+      const hold = (): Promise<void> => (taken(), new Promise<void>(() => undefined));
+      doomed = new Worker("fast", hold, { connection, prefix: keySpace(stack.prefix).bullPrefix, lockDuration: 300, skipStalledCheck: true });
+    });
+    await doomed.close(true);
+    expect(await stack.api.queues.fast.getJobState(id)).toBe("active");
+
+    // The next worker's stalled-job check finds it; allowed no stall, BullMQ fails it there.
+    const upstream = createUpstream({ baseUrl: stack.replay.url, timeoutMs: 5_000 });
+    const worker = await createWorkerRuntime({
+      redisUrl: REDIS_URL, prefix: stack.prefix, queues: ["fast"], concurrency: 1, retentionSeconds: 600, scraper: upstream, logger: silent,
+      lockDurationMs: 300, maxStalledCount: 0, webhooks: false,
+    });
+    try {
+      const final = await pollUntilFinal(() => request(stack.api.app).get(`/v1/jobs/${id}`).set("Authorization", auth));
+      expect(await stack.api.queues.fast.getJobState(id)).toBe("failed");
+      expect(final.body.job).toMatchObject({ status: "failed", credits: 0, error: JOB_ERRORS.internal });
+      expect(final.body.result).toBeNull();
+      expect(upstream.parses()).toEqual({ inline: 0, threads: 0 });
+      expect(await stack.api.accounts.get(accountId)).toMatchObject({ balance: 3, reserved: 0 });
+    } finally {
+      await worker.closers.closeAll(10_000);
+      await upstream.close();
+      connection.disconnect();
+    }
   });
 });
 

@@ -84,6 +84,8 @@ export function createProcessor({ jobs, scraper, logger, metrics, onFinal }: Pro
     const early = carried && isEndpoint(bullJob.name) ? scrapeEarly(scraper, bullJob.name, carried, signal) : undefined;
     let begun: Awaited<ReturnType<JobStore["start"]>>;
     try {
+      // The upstream request goes out first: on the wire before the record is written to.
+      if (early) await new Promise((sent) => setImmediate(sent));
       begun = await jobs.start(jobId, bullJob.attemptsMade + 1);
     } catch (err) {
       early?.abandon();

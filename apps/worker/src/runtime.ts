@@ -1,4 +1,4 @@
-import { QueueEvents, Worker } from "bullmq";
+import { Worker } from "bullmq";
 import type { Logger } from "pino";
 import type { Metrics } from "@serp/metrics";
 import { Closers, JOB_ERRORS, type QueueName } from "@serp/shared";
@@ -18,6 +18,8 @@ export interface WorkerRuntimeOptions {
   logger: Logger;
   /** How long a job's lock lasts without renewal: a killed worker's job is retaken after this. */
   lockDurationMs?: number;
+  /** Stalls (its worker died holding it) a job survives; one more fails it. Default 2. */
+  maxStalledCount?: number;
   metrics?: Metrics;
   /** More follow-up when a job is final, after the webhook enqueue; see ProcessorDeps.onFinal. */
   onFinal?: (jobId: string, known?: KnownJob) => Promise<void>;
@@ -59,6 +61,25 @@ export async function createWorkerRuntime(o: WorkerRuntimeOptions) {
   const processor = createProcessor({ jobs, scraper: o.scraper, logger: o.logger, metrics: o.metrics, onFinal });
   const lockDuration = o.lockDurationMs ?? 15_000;
 
+  /**
+   * A job BullMQ fails on its own (its processor threw on the last attempt, or it stalled more
+   * than maxStalledCount times after crashes) must still become final, at 0 credits. BullMQ fails
+   * it in the worker that handles it, whose own `failed` event brings it here: no process has to
+   * read every queue event.
+   */
+  const settleGivenUp = async (jobId: string, failedReason: string) => {
+    const record = await jobs.get(jobId).catch(() => null);
+    if (!record || record.job.status === "completed" || record.job.status === "failed") return;
+    const attempts = record.job.attempts;
+    const changed = await jobs
+      .finalize(jobId, record.accountId, {
+        status: "failed", credits: 0, latencyMs: null, error: JOB_ERRORS.internal, result: null, completedAt: new Date().toISOString(),
+      })
+      .catch(() => false);
+    if (changed) o.logger.warn({ jobId, failedReason, attempts }, "job failed by the queue; settled as failed");
+    await onFinal(jobId).catch((err: Error) => o.logger.warn({ jobId, err: err.message }, "onFinal failed"));
+  };
+
   const workers = o.queues.map((name) => {
     const worker = new Worker(name, processor, {
       connection: connection(`worker-${name}`),
@@ -66,30 +87,16 @@ export async function createWorkerRuntime(o: WorkerRuntimeOptions) {
       concurrency: o.concurrency,
       lockDuration,
       stalledInterval: lockDuration,
-      maxStalledCount: 2,
+      maxStalledCount: o.maxStalledCount ?? 2,
     });
     worker.on("error", (err) => o.logger.warn({ err: err.message, queue: name }, "worker error"));
     worker.on("failed", (job, err) => {
-      if (job && !(err instanceof RetryLater)) o.logger.warn({ jobId: job.id, err: err.message }, "bull job failed");
+      if (!job) return;
+      if (!(err instanceof RetryLater)) o.logger.warn({ jobId: job.id, err: err.message }, "bull job failed");
+      // finishedOn is set only when BullMQ gave up on the job (no attempt left, or stalled too often).
+      if (job.id && job.finishedOn) void settleGivenUp(job.id, err.message);
     });
     closers.add(`worker ${name}`, () => worker.close());
-
-    // A job BullMQ fails on its own (stalled too often after crashes) must still become final.
-    const events = new QueueEvents(name, { connection: connection(`events-${name}`), prefix: keys.bullPrefix });
-    events.on("error", (err) => o.logger.debug({ err: err.message }, "queue events error"));
-    events.on("failed", async ({ jobId, failedReason }) => {
-      const record = await jobs.get(jobId).catch(() => null);
-      if (!record || record.job.status === "completed" || record.job.status === "failed") return;
-      const attempts = record.job.attempts;
-      const changed = await jobs
-        .finalize(jobId, record.accountId, {
-          status: "failed", credits: 0, latencyMs: null, error: JOB_ERRORS.internal, result: null, completedAt: new Date().toISOString(),
-        })
-        .catch(() => false);
-      if (changed) o.logger.warn({ jobId, failedReason, attempts }, "job failed by the queue; settled as failed");
-      await onFinal(jobId).catch((err: Error) => o.logger.warn({ jobId, err: err.message }, "onFinal failed"));
-    });
-    closers.add(`events ${name}`, () => events.close());
     return worker;
   });
   await Promise.all(workers.map((w) => w.waitUntilReady()));

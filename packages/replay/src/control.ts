@@ -14,6 +14,8 @@ export interface RecordedRequest {
   userAgent?: string;
   /** ISO time the request arrived. */
   at: string;
+  /** The same instant in epoch milliseconds, to the microsecond (for timing a path through the service). */
+  atMs: number;
   /** Unset for paths the upstream has no page for, and for the /sorry/ and enablejs pages. */
   kind?: ReplayKind;
   fault?: FaultMode;
@@ -30,8 +32,10 @@ export class RequestLog {
       method: req.method ?? "GET",
       path: url.pathname,
       query: Object.fromEntries(url.searchParams),
-      at: new Date().toISOString(),
+      at: "",
+      atMs: performance.timeOrigin + performance.now(),
     };
+    entry.at = new Date(entry.atMs).toISOString();
     const userAgent = req.headers["user-agent"];
     if (userAgent !== undefined) entry.userAgent = userAgent;
     if (kind) entry.kind = kind;

@@ -287,12 +287,13 @@ describeIfFixtures("replay upstream", () => {
       const before = Date.now();
       const log = (await (await fetch(`${server.url}/__replay/requests`)).json()) as unknown[];
       expect(log).toEqual([
-        { method: "GET", path: "/search", query: { q: "coffee", tbm: "nws", hl: "en" }, userAgent: UA.lynx, at: expect.any(String), kind: "news", fault: "server-error" },
-        { method: "GET", path: "/wml/search", query: { q: "tea" }, userAgent: UA.nokia, at: expect.any(String), kind: "web" },
+        { method: "GET", path: "/search", query: { q: "coffee", tbm: "nws", hl: "en" }, userAgent: UA.lynx, at: expect.any(String), atMs: expect.any(Number), kind: "news", fault: "server-error" },
+        { method: "GET", path: "/wml/search", query: { q: "tea" }, userAgent: UA.nokia, at: expect.any(String), atMs: expect.any(Number), kind: "web" },
       ]);
       expect(server.requests()).toEqual(log);
       const at = Date.parse((log[0] as { at: string }).at);
       expect(before - at).toBeLessThan(5000);
+      expect(Math.abs((log[0] as { atMs: number }).atMs - at)).toBeLessThan(1);
 
       expect((await fetch(`${server.url}/__replay/requests`, { method: "DELETE" })).status).toBe(200);
       expect(server.requests()).toEqual([]);
