@@ -49,9 +49,9 @@ export function printTable(rows: Row[]): string {
 }
 
 /**
- * The share of CPU time the hypervisor gave to other guests while `measure` ran (Linux's "steal"
- * in /proc/stat): on a shared VM it tells how much of a latency figure is the host's. null
- * where /proc/stat has no steal column.
+ * Starts counting; the function returned gives the share of CPU time the hypervisor gave to other
+ * guests since (Linux's "steal" in /proc/stat): on a shared VM it tells how much of a figure is
+ * the host's. null where /proc/stat has no steal column.
  */
 export function hostSteal(): () => number | null {
   const read = () => {
@@ -68,6 +68,16 @@ export function hostSteal(): () => number | null {
     if (!start || !end || end.total === start.total) return null;
     return (end.steal - start.steal) / (end.total - start.total);
   };
+}
+
+/** CPU seconds a process has used, all its threads together (Linux's /proc; 0 elsewhere). */
+export function cpuSeconds(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
 }
 
 export const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "n/a");

@@ -4,7 +4,6 @@
  * Workers run as real processes (`apps/worker/src/index.ts`), as in production.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
 import os from "node:os";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,7 +11,7 @@ import { Queue } from "bullmq";
 import { RESERVED_CREDITS, newJobId } from "@serp/shared";
 import { QUEUE_CATALOG } from "@serp/store";
 import { REDIS_URL, startStack, type Stack } from "../test/support/stack.js";
-import { fmt, runIfMain, type Row } from "./lib.js";
+import { cpuSeconds, fmt, runIfMain, type Row } from "./lib.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 // A small real page, so parsing stays far below the delay and the queue path is what is measured.
@@ -24,16 +23,6 @@ function worker(stack: Stack, concurrency: number): ChildProcess {
     stdio: "ignore",
     env: { ...process.env, REDIS_URL, SERP_PREFIX: stack.prefix, WORKER_QUEUES: "regular", WORKER_CONCURRENCY: String(concurrency), UPSTREAM_BASE_URL: stack.replay.url, LOG_LEVEL: "silent" },
   });
-}
-
-/** CPU seconds a process has used, all its threads together (Linux; 0 elsewhere). */
-function cpuSeconds(pid: number | undefined): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
 }
 
 interface Throughput {
