@@ -64,8 +64,9 @@ What each one measures:
    connections, vs a bare Express endpoint doing one Redis write; rounds alternate and the median
    ratio is reported.
 2. **Live latency** (\`bench/live-latency.ts\`): one live web-search at a time through the API, the
-   live queue and a worker, vs fetching and parsing the same page directly in one process. Two
-   report rows say where the difference goes:
+   live queue and a worker, vs fetching and parsing the same page directly in one process. The
+   client is \`node:http\` on a kept-alive connection, the least a client adds (the global \`fetch\`
+   adds about 1 ms a call of its own on this machine). Two report rows say where the difference goes:
    - *split at the upstream request*: each call is timed from its start to the moment the replay
      upstream (in the bench process, on the same clock) receives the page request, and from there
      to the answer. The first part is the client, the API (rate limit, submission, enqueue: three
