@@ -49,7 +49,7 @@ export async function benchLiveLatency(n = 200): Promise<Row[]> {
   };
   /**
    * The client is node:http on a kept-alive connection: the least a client can add. (The global
-   * fetch adds about 1 ms a call of its own here, about half on the way out and half on the way back.)
+   * fetch adds 1–2 ms a call of its own here, about half on the way out and half on the way back.)
    */
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const headers = { "content-type": "application/json", authorization: `Bearer ${key}`, "content-length": String(Buffer.byteLength(body)) };

@@ -66,7 +66,7 @@ What each one measures:
 2. **Live latency** (\`bench/live-latency.ts\`): one live web-search at a time through the API, the
    live queue and a worker, vs fetching and parsing the same page directly in one process. The
    client is \`node:http\` on a kept-alive connection, the least a client adds (the global \`fetch\`
-   adds about 1 ms a call of its own on this machine). Two report rows say where the difference goes:
+   adds 1–2 ms a call of its own on this machine). Two report rows say where the difference goes:
    - *split at the upstream request*: each call is timed from its start to the moment the replay
      upstream (in the bench process, on the same clock) receives the page request, and from there
      to the answer. The first part is the client, the API (rate limit, submission, enqueue: three
