@@ -44,6 +44,7 @@ export const JOB_ERRORS = {
   upstreamError: "upstream returned an error",
   consent: "upstream asked for cookie consent and no profile could pass it",
   jsWall: "upstream required JavaScript and no profile could pass it",
+  refused: "upstream refused every way of asking it",
   notSupported: "this result kind is not supported yet",
   internal: "internal error while processing the job",
 } as const;

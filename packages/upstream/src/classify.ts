@@ -6,8 +6,13 @@
  */
 import type { Endpoint } from "@serp/shared";
 
-/** What an upstream answer is. Only `results` and `no_results` pages are parsed. */
-export type PageClass = "results" | "no_results" | "blocked" | "consent" | "js_wall" | "upstream_error";
+/**
+ * What an upstream answer is. Only `results` and `no_results` pages are parsed. `refused` is the
+ * upstream turning away this kind of client, whatever its address: a 403 (its answer to a TLS
+ * fingerprint it does not accept) or the "browser isn't supported anymore" page (old agents, since
+ * 2025-09).
+ */
+export type PageClass = "results" | "no_results" | "blocked" | "consent" | "js_wall" | "refused" | "upstream_error";
 
 export interface UpstreamResponse {
   statusCode: number;
@@ -36,6 +41,8 @@ const GOOGLE_ERROR_TITLE = /<title>Error \d{3} \([^)<]*\)!!1<\/title>/;
 /** The consent interstitial posts its choice to consent.google.<tld>; its picture is the cookie wall. */
 const CONSENT_MARKUP = ['action="https://consent.google.', "scene_cookie_wall"];
 const ENABLEJS = "/httpservice/retry/enablejs";
+/** The page old browsers get since 2025-09 (googlesearch#113): "Your browser isn't supported anymore". */
+const UNSUPPORTED_BROWSER = ["isn't supported anymore", "isn&#39;t supported anymore", "isn’t supported anymore"];
 /**
  * Markup of result items: result-block ids (`data-hveid`, `#rso`), basic-layout result links
  * (`/url?q=`). Interstitials have none. Results pages that hold the inline consent dialog, or
@@ -50,6 +57,7 @@ export function classify(res: UpstreamResponse, endpoint: Endpoint): PageClass {
   if (status >= 300 && status < 400) return classifyRedirect(header(res, "location"));
   if (status === 429) return "blocked";
   if (isSorryUrl(res.url) || isSorryPage(body)) return "blocked";
+  if (status === 403) return "refused";
   if (status >= 400 || status < 200) return "upstream_error";
   if (!body.trim() || GOOGLE_ERROR_TITLE.test(body.slice(0, 4096))) return "upstream_error";
   if (endpoint === "web-autocomplete" && !looksLikeHtml(body)) return classifySuggestions(body);
@@ -57,6 +65,7 @@ export function classify(res: UpstreamResponse, endpoint: Endpoint): PageClass {
   if (small && hostOf(res.url).startsWith("consent.")) return "consent";
   if (small && includesAny(body, CONSENT_MARKUP) && !includesAny(body, RESULT_MARKUP)) return "consent";
   if (body.includes(ENABLEJS) && !includesAny(body, RESULT_MARKUP)) return "js_wall";
+  if (small && includesAny(body, UNSUPPORTED_BROWSER) && !includesAny(body, RESULT_MARKUP)) return "refused";
   if (small && looksLikeHtml(body) && !/<\/html>/i.test(body)) return "upstream_error"; // cut short
   if (includesAny(body, NO_RESULTS_MARKUP)) return "no_results";
   return "results";

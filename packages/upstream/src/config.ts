@@ -2,6 +2,7 @@
  * Upstream settings: what the worker passes to `createUpstream`, their defaults, and a reader for
  * the environment variables a deployment sets (validated once, failing loudly at boot).
  */
+import { readFileSync } from "node:fs";
 
 export interface UpstreamOptions {
   /** Every upstream request goes here instead of the real hosts, path and query kept. */
@@ -21,6 +22,16 @@ export interface UpstreamOptions {
    * running many jobs at once wants at least one, so that parsing never holds up its I/O.
    */
   parseThreads?: number;
+  /** A profile table file to use instead of the shipped one; watched and re-read when it changes. */
+  profilesFile?: string;
+  /** A private CA (PEM text) to trust for an https:// base URL. */
+  ca?: string;
+  /** Turn certificate checks off for upstream requests only (a transport that cannot take `ca`). */
+  tlsInsecure?: boolean;
+  /** Failures in a row that set a profile aside, and its first and longest rest. */
+  breakerThreshold?: number;
+  breakerRestMs?: number;
+  breakerMaxRestMs?: number;
 }
 
 export const UPSTREAM_DEFAULTS = {
@@ -28,10 +39,19 @@ export const UPSTREAM_DEFAULTS = {
   maxTries: 6,
   maxBodyBytes: 8 * 1024 * 1024,
   parseThreads: 0,
+  tlsInsecure: false,
+  breakerThreshold: 3,
+  breakerRestMs: 30_000,
+  breakerMaxRestMs: 30 * 60_000,
 } as const;
 
-export type ResolvedUpstreamOptions = Required<Pick<UpstreamOptions, "proxies" | "timeoutMs" | "maxTries" | "maxBodyBytes" | "parseThreads">> &
-  Pick<UpstreamOptions, "baseUrl" | "geotargetsDir">;
+export type ResolvedUpstreamOptions = Required<
+  Pick<
+    UpstreamOptions,
+    "proxies" | "timeoutMs" | "maxTries" | "maxBodyBytes" | "parseThreads" | "tlsInsecure" | "breakerThreshold" | "breakerRestMs" | "breakerMaxRestMs"
+  >
+> &
+  Pick<UpstreamOptions, "baseUrl" | "geotargetsDir" | "profilesFile" | "ca">;
 
 /** Defaults filled and values checked; throws with the offending setting's name. */
 export function resolveUpstreamOptions(opts: UpstreamOptions): ResolvedUpstreamOptions {
@@ -43,13 +63,22 @@ export function resolveUpstreamOptions(opts: UpstreamOptions): ResolvedUpstreamO
     maxBodyBytes: positiveInt("maxBodyBytes", opts.maxBodyBytes ?? UPSTREAM_DEFAULTS.maxBodyBytes),
     parseThreads: wholeNumber("parseThreads", opts.parseThreads ?? UPSTREAM_DEFAULTS.parseThreads),
     geotargetsDir: opts.geotargetsDir || undefined,
+    profilesFile: opts.profilesFile || undefined,
+    ca: opts.ca || undefined,
+    tlsInsecure: opts.tlsInsecure ?? UPSTREAM_DEFAULTS.tlsInsecure,
+    breakerThreshold: positiveInt("breakerThreshold", opts.breakerThreshold ?? UPSTREAM_DEFAULTS.breakerThreshold),
+    breakerRestMs: positiveInt("breakerRestMs", opts.breakerRestMs ?? UPSTREAM_DEFAULTS.breakerRestMs),
+    breakerMaxRestMs: positiveInt("breakerMaxRestMs", opts.breakerMaxRestMs ?? UPSTREAM_DEFAULTS.breakerMaxRestMs),
   };
+  if (out.breakerMaxRestMs < out.breakerRestMs) throw new Error("breakerMaxRestMs must be at least breakerRestMs");
   return out;
 }
 
 /**
  * Reads `UPSTREAM_BASE_URL`, `UPSTREAM_PROXIES` (comma or space separated), `UPSTREAM_TIMEOUT_MS`,
- * `UPSTREAM_MAX_TRIES`, `UPSTREAM_MAX_BODY_BYTES` and `GEOTARGETS_DIR`. Unset or empty means default.
+ * `UPSTREAM_MAX_TRIES`, `UPSTREAM_MAX_BODY_BYTES`, `GEOTARGETS_DIR`, `UPSTREAM_PROFILES_FILE`,
+ * `UPSTREAM_CA_FILE` (read here, so a missing file fails at boot), `UPSTREAM_TLS_INSECURE` and
+ * `UPSTREAM_BREAKER_THRESHOLD` / `_REST_MS` / `_MAX_REST_MS`. Unset or empty means default.
  */
 export function upstreamOptionsFromEnv(env: Record<string, string | undefined> = process.env): UpstreamOptions {
   const str = (name: string) => env[name]?.trim() || undefined;
@@ -59,7 +88,15 @@ export function upstreamOptionsFromEnv(env: Record<string, string | undefined> =
     if (!/^\d+$/.test(v)) throw new Error(`${name} must be a whole number, got "${v}"`);
     return Number(v);
   };
+  const bool = (name: string) => {
+    const v = str(name)?.toLowerCase();
+    if (v === undefined) return undefined;
+    if (v === "true" || v === "1") return true;
+    if (v === "false" || v === "0") return false;
+    throw new Error(`${name} must be true or false, got "${v}"`);
+  };
   const proxies = str("UPSTREAM_PROXIES")?.split(/[\s,]+/).filter(Boolean);
+  const caFile = str("UPSTREAM_CA_FILE");
   return resolveUpstreamOptions({
     baseUrl: str("UPSTREAM_BASE_URL"),
     proxies,
@@ -67,7 +104,24 @@ export function upstreamOptionsFromEnv(env: Record<string, string | undefined> =
     maxTries: int("UPSTREAM_MAX_TRIES"),
     maxBodyBytes: int("UPSTREAM_MAX_BODY_BYTES"),
     geotargetsDir: str("GEOTARGETS_DIR"),
+    profilesFile: str("UPSTREAM_PROFILES_FILE"),
+    ca: caFile === undefined ? undefined : readPem("UPSTREAM_CA_FILE", caFile),
+    tlsInsecure: bool("UPSTREAM_TLS_INSECURE"),
+    breakerThreshold: int("UPSTREAM_BREAKER_THRESHOLD"),
+    breakerRestMs: int("UPSTREAM_BREAKER_REST_MS"),
+    breakerMaxRestMs: int("UPSTREAM_BREAKER_MAX_REST_MS"),
   });
+}
+
+function readPem(name: string, file: string): string {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new Error(`${name}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  if (!text.includes("-----BEGIN CERTIFICATE-----")) throw new Error(`${name}: ${file} holds no PEM certificate`);
+  return text;
 }
 
 function httpUrl(name: string, value: string): string {

@@ -1,23 +1,50 @@
 /**
- * One plain HTTP request to the upstream with got. A redirect is returned (and classified), never
- * followed; got never retries (tries across profiles and proxies happen in scrape.ts); the body is
- * decompressed, capped in size and decoded by its declared charset.
+ * The `http` transport: one plain HTTP request to the upstream with got, over Node's own TLS. A
+ * redirect is returned (and classified), never followed; got never retries (tries across profiles
+ * and proxies happen in scrape.ts); the body is decompressed, capped in size and decoded by its
+ * declared charset. Direct requests reuse kept-alive connections (`DirectAgents`); proxied ones
+ * reuse the proxy's.
  */
+import { Agent as HttpAgent } from "node:http";
+import { Agent as HttpsAgent } from "node:https";
 import got, { type CancelableRequest, type Response } from "got";
 import type { UpstreamResponse } from "./classify.js";
 import type { Proxy } from "./proxies.js";
+
+/** How upstream certificates are checked: a private CA (PEM) to trust, or none at all. */
+export interface UpstreamTls {
+  ca?: string;
+  /** Verification off, for upstream requests only (UPSTREAM_TLS_INSECURE). */
+  insecure?: boolean;
+}
 
 export interface FetchSettings {
   /** Whole-request time limit, connect to last byte. */
   timeoutMs: number;
   /** A body larger than this (after decompression) is abandoned. */
   maxBodyBytes: number;
+  tls?: UpstreamTls;
+}
+
+/** Kept-alive agents for requests that go out without a proxy, one pair per upstream client. */
+export class DirectAgents {
+  readonly http = new HttpAgent({ keepAlive: true, maxSockets: 64 });
+  readonly https: HttpsAgent;
+  constructor(tls: UpstreamTls = {}) {
+    this.https = new HttpsAgent({ keepAlive: true, maxSockets: 64, ca: tls.ca, rejectUnauthorized: !tls.insecure });
+  }
+  close(): void {
+    this.http.destroy();
+    this.https.destroy();
+  }
 }
 
 export interface FetchRequest {
   url: string;
   headers: Record<string, string>;
   proxy?: Proxy;
+  /** Used when no proxy is: kept-alive connections of the caller's. */
+  direct?: DirectAgents;
   signal?: AbortSignal;
 }
 
@@ -45,7 +72,8 @@ export async function fetchPage(req: FetchRequest, settings: FetchSettings): Pro
       decompress: true,
       strictContentLength: true,
       timeout: { request: settings.timeoutMs },
-      agent: req.proxy ? { http: req.proxy.agents.http, https: req.proxy.agents.https } : undefined,
+      agent: req.proxy ? { http: req.proxy.agents.http, https: req.proxy.agents.https } : req.direct ? { http: req.direct.http, https: req.direct.https } : undefined,
+      https: { certificateAuthority: settings.tls?.ca, rejectUnauthorized: !settings.tls?.insecure },
       signal: req.signal,
     });
     request.on("downloadProgress", ({ transferred }: { transferred: number }) => {
@@ -87,7 +115,7 @@ function describe(error: unknown): { failure: FetchFailure; detail: string } {
  * Bytes → text by the charset the response declares (header, else an early `<meta charset>` or
  * `<?xml encoding>`): old layouts may answer in Latin-1 or Shift_JIS. Unknown labels read as UTF-8.
  */
-function decode(body: Buffer, contentType: string | undefined): string {
+export function decode(body: Buffer, contentType: string | undefined): string {
   const head = body.subarray(0, 1024).toString("latin1");
   const label =
     /charset=["']?([\w-]+)/i.exec(contentType ?? "")?.[1] ??

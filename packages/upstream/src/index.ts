@@ -8,21 +8,43 @@ export {
   type UpstreamOptions,
 } from "./config.js";
 export * from "./dom.js";
-export { fetchPage, type FetchFailure, type FetchRequest, type FetchResult, type FetchSettings } from "./fetch.js";
+export { DirectAgents, fetchPage, type FetchFailure, type FetchRequest, type FetchResult, type FetchSettings, type UpstreamTls } from "./fetch.js";
+export { ImpersonatingClients } from "./impersonate.js";
 export { Locations, parseCsv, type LocationRow } from "./locations.js";
 export * from "./parsers/index.js";
-export { acceptLanguage, PROFILES, profilesFor, type Profile, type ProfileSet, type UrlForm } from "./profiles.js";
+export {
+  acceptLanguage,
+  allProfiles,
+  claimedFamily,
+  parseProfileTable,
+  PROFILE_SETS,
+  profileTable,
+  ProfileTableError,
+  profilesFor,
+  type Profile,
+  type ProfileSet,
+  type ProfileTable,
+  type TransportName,
+  type UrlForm,
+} from "./profiles.js";
+export { profileSource, shippedProfilesFile, type ProfileSource, type UpstreamLog } from "./profile-source.js";
+export { BREAKER_DEFAULTS, type BreakerState, type BreakerStatus, type Outcome } from "./breakers.js";
+export { CANARY_PARAMS, formatCanary, runCanary, type CanaryOptions, type CanaryReport, type CanaryRow } from "./canary.js";
 export { isResting, ProxyPool, type Proxy, type ProxyFailure, type ProxyPoolOptions } from "./proxies.js";
 export {
   createUpstream,
+  outcomeOf,
+  rungSummary,
   UpstreamFailure,
   type FailureKind,
   type ParserTable,
   type ScrapeOutcome,
+  type SkipRecord,
   type TryOutcome,
   type TryRecord,
   type Upstream,
   type UpstreamDeps,
+  type UpstreamStatus,
 } from "./scrape.js";
 export { buildUrl, DEFAULT_BASE_URL, type UrlContext } from "./urls.js";
 export { normalizeLocationName, uule } from "./uule.js";

@@ -1,129 +1,160 @@
 /**
- * Ways of asking the upstream (DECISIONS.md, Upstream): user agent, headers, cookies and URL form,
- * kept in ONE table per result kind and tried in order until one gives a page we can read.
+ * Ways of asking the upstream (DECISIONS.md, Upstream): transport, user agent, headers, cookies and
+ * URL form, kept in ONE table per result kind and tried in order until one gives a page we can read.
  *
- * Why this order (reference/google-upstream.md §2, timeline):
- * - Richest layout first. The modern desktop (or mobile) page carries ads, AI overview, knowledge
- *   panel, local pack. Since 2025-01-16 the real upstream answers plain-HTTP clients with a
- *   JavaScript wall instead, which the classifier recognises from one cheap request; the profile
- *   stays first because it is what works through rendering proxies and the replay server, and a
- *   wall costs one request, not a wrong answer.
- * - Then the basic-HTML layout served to old browsers: a Lynx UA (googlesearch-python since
- *   2025-01-18; Lynx still got this page the day the wall went up) and an old-IE UA (google-sr
- *   since 2025-01-25). Organic results, news and image grids survive there, rich blocks do not.
- * - Then the Nokia feature-phone `/wml/search` layout (SearXNG since 2026-08-20, after the
- *   GSA/GoogleApp tricks died on 2026-07-01): the most recently proven way, and the leanest page.
- * GSA and GoogleApp user agents are left out: the upstream closed them on 2026-07-01.
+ * The table is data: `profiles.json` beside this package (the recipes that work as of its
+ * `version`, with their sources), or the file `UPSTREAM_PROFILES_FILE` names, validated by the
+ * schema below. A recipe dies every month or two (reference/upstream-2026.md §1); changing the
+ * file changes the recipe without a release (profile-source.ts re-reads it).
  *
- * Autocomplete: `client=chrome` first (JSON with relevance and type per suggestion), then
- * `client=firefox` (plain list), then the old `output=toolbar` XML. Products: the immersive panel
- * (`ibp=oshop&prds=catalogid:…`), the only form since the product pages were retired on
- * 2024-10-31, then the legacy `/shopping/product/<id>` pages for mirrors and captures that have them.
- *
- * Cookies: `SOCS` + `CONSENT=PENDING+987` (googlesearch-python) or `CONSENT=YES+` (SearXNG) answer
- * the EU consent wall before it is shown.
+ * Transports, cheapest first: `http` (got: Node's own TLS, which the upstream refuses since
+ * 2026-08-23), `impersonate` (impit: a browser's TLS ClientHello and HTTP/2 settings, from a
+ * Rust client, no browser). The browser transport is the next rung (its name is reserved here).
  */
-import type { Endpoint, JobParams } from "@serp/shared";
+import { z } from "zod";
+import { ENDPOINTS, type Endpoint, type JobParams } from "@serp/shared";
 
-/** How a profile's URL is built (see urls.ts). */
-export type UrlForm =
-  | "search" // /search with today's kind switches (udm=2 images, udm=28 shopping)
-  | "search-basic" // /search with the older switches (tbm=isch, tbm=shop) the basic layout knows
-  | "wml" // /wml/search, the feature-phone layout
-  | "product-panel" // /search?ibp=oshop&q=<id>&prds=catalogid:<id>,pvt:hg
-  | "product-legacy" // /shopping/product/<id> and /shopping/product/<id>/online
-  | "complete-chrome" // /complete/search?client=chrome
-  | "complete-firefox" // /complete/search?client=firefox
-  | "complete-toolbar"; // /complete/search?output=toolbar (XML)
+export const URL_FORMS = [
+  "search", // /search with today's kind switches (udm=2 images, udm=28 shopping)
+  "search-basic", // /search with the older switches (tbm=isch, tbm=shop) the basic layout knows
+  "wml", // /wml/search, the feature-phone layout
+  "product-panel", // /search?ibp=oshop&q=<id>&prds=catalogid:<id>,pvt:hg
+  "product-legacy", // /shopping/product/<id> and /shopping/product/<id>/online
+  "complete-chrome", // /complete/search?client=chrome
+  "complete-firefox", // /complete/search?client=firefox
+  "complete-toolbar", // /complete/search?output=toolbar (XML)
+] as const;
+export type UrlForm = (typeof URL_FORMS)[number];
 
-export interface Profile {
-  /** Short stable name, reported in each try. */
-  name: string;
-  form: UrlForm;
-  userAgent: string;
-  headers: Readonly<Record<string, string>>;
-  cookie: string;
+export const TRANSPORTS = ["http", "impersonate"] as const;
+export type TransportName = (typeof TRANSPORTS)[number];
+
+/** impit's browser profiles (its `Browser` type) that a profile may impersonate. */
+export const IMPERSONATED = [
+  "chrome", "chrome100", "chrome101", "chrome104", "chrome107", "chrome110", "chrome116", "chrome124", "chrome125",
+  "chrome131", "chrome136", "chrome142", "chrome151", "firefox", "firefox128", "firefox133", "firefox135", "firefox144",
+] as const;
+export type Impersonated = (typeof IMPERSONATED)[number];
+
+/** The kinds a table lists: every endpoint, and web search on a phone. */
+export const PROFILE_SETS = [...ENDPOINTS, "web-search-mobile"] as const;
+export type ProfileSet = (typeof PROFILE_SETS)[number];
+
+/** The browser family a user agent claims, as the upstream reads it; `none` for agents that claim no current browser. */
+export function claimedFamily(userAgent: string): "chrome" | "firefox" | "safari" | "none" {
+  if (/Firefox\//.test(userAgent)) return "firefox";
+  if (/(?:Chrome|Chromium|CriOS|Edg)\//.test(userAgent)) return "chrome";
+  if (/Safari\//.test(userAgent) && /Version\//.test(userAgent)) return "safari";
+  return "none";
 }
 
-const UA = {
-  chromeDesktop:
-    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/139.0.0.0 Safari/537.36",
-  safariIphone:
-    "Mozilla/5.0 (iPhone; CPU iPhone OS 18_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.5 Mobile/15E148 Safari/604.1",
-  lynx: "Lynx/2.9.0 libwww-FM/2.14 SSL-MM/1.4.1 OpenSSL/3.0.13",
-  msie: "Mozilla/5.0 (MSIE 10.0; Windows NT 6.1; Trident/5.0)",
-  nokia: "Nokia6230i/2.0 (03.80) Profile/MIDP-2.0 Configuration/CLDC-1.1",
-} as const;
+const familyOf = (browser: Impersonated) => (browser.startsWith("firefox") ? "firefox" : "chrome");
 
-const CONSENT_BYPASS = "CONSENT=PENDING+987; SOCS=CAESHAgBEhIaAB";
-const BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+const profileSchema = z
+  .object({
+    transport: z.enum(TRANSPORTS).meta({ description: "how the request goes out" }),
+    /** With `impersonate`: whose TLS and HTTP/2 fingerprint, and (unless `userAgent` is set) headers. */
+    browser: z.enum(IMPERSONATED).optional(),
+    form: z.enum(URL_FORMS),
+    /** Required for `http`. For `impersonate`, unset means the impersonated browser's own agent. */
+    userAgent: z.string().min(1).optional(),
+    headers: z.record(z.string().regex(/^[a-z0-9-]+$/, "header names are lower case"), z.string()).default({}),
+    cookie: z.string().default(""),
+    /** Why this recipe, with its dated source. */
+    note: z.string().optional(),
+  })
+  .strict()
+  .superRefine((p, ctx) => {
+    if (p.transport === "http" && !p.userAgent) ctx.addIssue({ code: "custom", path: ["userAgent"], message: "an http profile needs a userAgent" });
+    if (p.transport === "impersonate" && !p.browser) {
+      ctx.addIssue({ code: "custom", path: ["browser"], message: "an impersonate profile names the browser it impersonates" });
+    }
+    if (p.transport === "http" && p.browser) ctx.addIssue({ code: "custom", path: ["browser"], message: "only an impersonate profile takes a browser" });
+    // A browser's TLS under another browser's name is what the upstream refuses first.
+    if (p.browser && p.userAgent) {
+      const claimed = claimedFamily(p.userAgent);
+      if (claimed !== "none" && claimed !== familyOf(p.browser)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["userAgent"],
+          message: `claims ${claimed} but the profile impersonates ${p.browser}: the agent must agree with the TLS fingerprint`,
+        });
+      }
+    }
+  });
 
-const desktop: Profile = {
-  name: "desktop",
-  form: "search",
-  userAgent: UA.chromeDesktop,
-  headers: { accept: BROWSER_ACCEPT },
-  cookie: CONSENT_BYPASS,
-};
-const mobile: Profile = {
-  name: "mobile",
-  form: "search",
-  userAgent: UA.safariIphone,
-  headers: { accept: BROWSER_ACCEPT },
-  cookie: CONSENT_BYPASS,
-};
-const basicLynx: Profile = {
-  name: "basic-lynx",
-  form: "search-basic",
-  userAgent: UA.lynx,
-  headers: { accept: "*/*" },
-  cookie: CONSENT_BYPASS,
-};
-const basicMsie: Profile = {
-  name: "basic-msie",
-  form: "search-basic",
-  userAgent: UA.msie,
-  // google-sr's request, Referer included.
-  headers: { accept: "text/html, application/xhtml+xml, */*", referer: "https://www.google.com/" },
-  cookie: CONSENT_BYPASS,
-};
-const wmlNokia: Profile = {
-  name: "wml-nokia",
-  form: "wml",
-  userAgent: UA.nokia,
-  headers: { accept: "*/*" },
-  cookie: "CONSENT=YES+",
-};
-const productPanel: Profile = { ...desktop, name: "product-panel", form: "product-panel" };
-const productLegacy: Profile = { ...desktop, name: "product-legacy", form: "product-legacy" };
-const completeChrome: Profile = {
-  name: "complete-chrome",
-  form: "complete-chrome",
-  userAgent: UA.chromeDesktop,
-  headers: { accept: "*/*" },
-  cookie: CONSENT_BYPASS,
-};
-const completeFirefox: Profile = { ...completeChrome, name: "complete-firefox", form: "complete-firefox" };
-const completeToolbar: Profile = { ...completeChrome, name: "complete-toolbar", form: "complete-toolbar" };
+const profileName = z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, "profile names are lower-case words joined by dashes");
 
-export type ProfileSet = Endpoint | "web-search-mobile";
+export const profileTableSchema = z
+  .object({
+    $schema: z.string().optional(),
+    /** When these recipes were known to work, e.g. `2026-11`. */
+    version: z.string().min(1),
+    note: z.string().optional(),
+    profiles: z.record(profileName, profileSchema),
+    kinds: z.object(Object.fromEntries(PROFILE_SETS.map((k) => [k, z.array(profileName).min(1)])) as Record<ProfileSet, z.ZodArray<typeof profileName>>).strict(),
+  })
+  .strict()
+  .superRefine((t, ctx) => {
+    for (const [kind, names] of Object.entries(t.kinds)) {
+      names.forEach((name, i) => {
+        if (!t.profiles[name]) ctx.addIssue({ code: "custom", path: ["kinds", kind, i], message: `no profile named "${name}"` });
+      });
+      if (new Set(names).size !== names.length) ctx.addIssue({ code: "custom", path: ["kinds", kind], message: "a profile is listed twice" });
+    }
+  });
 
-/** The one table: per kind, the profiles in the order they are tried. */
-export const PROFILES: Readonly<Record<ProfileSet, readonly Profile[]>> = {
-  "web-search": [desktop, basicLynx, basicMsie, wmlNokia],
-  "web-search-mobile": [mobile, wmlNokia],
-  "web-news": [desktop, basicLynx, basicMsie, wmlNokia],
-  "web-images": [desktop, basicLynx, basicMsie, wmlNokia],
-  // The feature-phone layout has no local or shopping tab.
-  "web-local": [desktop, basicLynx, basicMsie],
-  "web-shopping-search": [desktop, basicLynx, basicMsie],
-  "web-shopping-product": [productPanel, productLegacy],
-  "web-shopping-product-info": [productPanel, productLegacy],
-  "web-autocomplete": [completeChrome, completeFirefox, completeToolbar],
-};
+type ProfileData = z.infer<typeof profileSchema>;
 
-export function profilesFor(endpoint: Endpoint, params: Pick<JobParams, "device">): readonly Profile[] {
-  return endpoint === "web-search" && params.device === "mobile" ? PROFILES["web-search-mobile"] : PROFILES[endpoint];
+export interface Profile extends Readonly<Omit<ProfileData, "headers">> {
+  /** Short stable name, reported in each try. */
+  name: string;
+  headers: Readonly<Record<string, string>>;
+}
+
+export interface ProfileTable {
+  version: string;
+  kinds: Readonly<Record<ProfileSet, readonly Profile[]>>;
+}
+
+/** A table that does not validate: each line names the field (`kinds.web-search.2: no profile named "x"`). */
+export class ProfileTableError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`profile table refused: ${problems.join("; ")}`);
+    this.name = "ProfileTableError";
+  }
+}
+
+/** Validates a parsed table and resolves each kind's names to profiles. Throws ProfileTableError. */
+export function profileTable(data: unknown): ProfileTable {
+  const parsed = profileTableSchema.safeParse(data);
+  if (!parsed.success) {
+    throw new ProfileTableError(parsed.error.issues.map((i) => `${i.path.join(".") || "(table)"}: ${i.message}`));
+  }
+  const { profiles, kinds, version } = parsed.data;
+  const byName = new Map(Object.entries(profiles).map(([name, p]) => [name, Object.freeze({ ...p, name }) as Profile]));
+  const resolved = Object.fromEntries(Object.entries(kinds).map(([k, names]) => [k, names.map((n) => byName.get(n)!)]));
+  return { version, kinds: resolved as unknown as ProfileTable["kinds"] };
+}
+
+/** Parses a table file's text (JSON). Throws ProfileTableError. */
+export function parseProfileTable(text: string): ProfileTable {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new ProfileTableError([`(file): not JSON: ${(error as Error).message}`]);
+  }
+  return profileTable(data);
+}
+
+export function profilesFor(table: ProfileTable, endpoint: Endpoint, params: Pick<JobParams, "device">): readonly Profile[] {
+  return endpoint === "web-search" && params.device === "mobile" ? table.kinds["web-search-mobile"] : table.kinds[endpoint];
+}
+
+/** Every profile a table names, once each, in table order. */
+export function allProfiles(table: ProfileTable): Profile[] {
+  return [...new Set(Object.values(table.kinds).flat())];
 }
 
 /** `Accept-Language` for the job's language (`en` → `en-US,en;q=0.9`, `de` → `de,en;q=0.8`). */

@@ -1,28 +1,34 @@
 /**
  * The pipeline a worker calls: for each try (the kind's profiles in order, each through the next
- * proxy in turn) build the URL, fetch, classify, and parse only results pages. The first page
- * that parses into something wins; when every try fails, an UpstreamFailure says why in the
- * customer's words (JOB_ERRORS) and whether trying the whole job later could help.
+ * proxy in turn, each behind its circuit breakers) build the URL, fetch over the profile's
+ * transport, classify, and parse only results pages. The first page that parses into something
+ * wins; when every try fails, an UpstreamFailure says why in the customer's words (JOB_ERRORS),
+ * whether trying the whole job later could help, and, for operators, how each rung ended.
  */
 import { JOB_ERRORS, type BlocksByEndpoint, type Endpoint, type JobParams } from "@serp/shared";
+import { Breakers, isSkip, type BreakerStatus, type Outcome, type Skip } from "./breakers.js";
 import { classify, type PageClass } from "./classify.js";
 import { resolveUpstreamOptions, type UpstreamOptions } from "./config.js";
-import { fetchPage, type FetchResult } from "./fetch.js";
+import { DirectAgents, fetchPage, type FetchResult, type FetchSettings } from "./fetch.js";
+import { ImpersonatingClients } from "./impersonate.js";
 import { Locations } from "./locations.js";
 import { createParsePool } from "./parse-pool.js";
 import { PARSERS } from "./parsers/index.js";
-import { acceptLanguage, profilesFor, type Profile } from "./profiles.js";
+import { fixedProfileSource, profileSource, type ProfileSource, type UpstreamLog } from "./profile-source.js";
+import { acceptLanguage, profilesFor, type Profile, type ProfileTable } from "./profiles.js";
 import { isResting, ProxyPool, type Proxy, type ProxyFailure, type ProxyPoolOptions } from "./proxies.js";
 import { buildUrl, type UrlContext } from "./urls.js";
 
 export type { UpstreamOptions } from "./config.js";
 
-export type FailureKind = "blocked" | "consent" | "js_wall" | "upstream_error" | "timeout" | "unparseable";
+export type FailureKind = "blocked" | "consent" | "js_wall" | "refused" | "upstream_error" | "timeout" | "unparseable";
 export type TryOutcome = "results" | "no_results" | FailureKind;
 
 export interface TryRecord {
   url: string;
   profile: string;
+  /** `http`, or `impersonate <browser>`. */
+  transport: string;
   outcome: TryOutcome;
   ms: number;
   /** HTTP status, when a response arrived. */
@@ -33,6 +39,11 @@ export interface TryRecord {
   detail?: string;
 }
 
+/** A rung not tried because one of its breakers rests (or has its probe out). */
+export interface SkipRecord extends Skip {
+  profile: string;
+}
+
 const FAILURE_TEXT: Record<FailureKind, string> = {
   blocked: JOB_ERRORS.blocked,
   timeout: JOB_ERRORS.upstreamTimeout,
@@ -40,9 +51,10 @@ const FAILURE_TEXT: Record<FailureKind, string> = {
   upstream_error: JOB_ERRORS.upstreamError,
   consent: JOB_ERRORS.consent,
   js_wall: JOB_ERRORS.jsWall,
+  refused: JOB_ERRORS.refused,
 };
 
-/** Blocks, time-outs and upstream faults pass; a page we cannot read or a wall we cannot pass stays. */
+/** Blocks, time-outs and upstream faults pass; a page we cannot read, or a wall or refusal we cannot pass, stays. */
 const RETRYABLE: Record<FailureKind, boolean> = {
   blocked: true,
   timeout: true,
@@ -50,24 +62,71 @@ const RETRYABLE: Record<FailureKind, boolean> = {
   unparseable: false,
   consent: false,
   js_wall: false,
+  refused: false,
 };
 
 /**
  * Which failure speaks for the job when every try failed: a block or time-out first (the page was
- * never seen and a later try may pass), then a results page we could not read, then the rest.
+ * never seen and a later try may pass), then a results page we could not read, then the rest; a
+ * refusal last, since a wall further up the ladder says more about what the kind needs.
  */
-const TELLING: readonly FailureKind[] = ["blocked", "timeout", "unparseable", "upstream_error", "consent", "js_wall"];
+const TELLING: readonly FailureKind[] = ["blocked", "timeout", "unparseable", "upstream_error", "consent", "js_wall", "refused"];
+
+/** A try's outcome in the breakers' and the metrics' words. */
+export function outcomeOf(outcome: TryOutcome): Outcome {
+  switch (outcome) {
+    case "consent":
+    case "js_wall":
+      return "wall";
+    case "upstream_error":
+      return "error";
+    default:
+      return outcome;
+  }
+}
+
+/** A resting breaker's last outcome, as the failure it stands for. */
+const SKIP_KIND: Record<Outcome, FailureKind> = {
+  wall: "js_wall",
+  refused: "refused",
+  blocked: "blocked",
+  timeout: "timeout",
+  error: "upstream_error",
+  unparseable: "unparseable",
+  results: "upstream_error",
+  no_results: "upstream_error",
+};
 
 export class UpstreamFailure extends Error {
   readonly retryable: boolean;
   constructor(
     readonly kind: FailureKind,
     readonly tries: TryRecord[] = [],
+    readonly skipped: SkipRecord[] = [],
   ) {
     super(FAILURE_TEXT[kind]);
     this.name = "UpstreamFailure";
     this.retryable = RETRYABLE[kind];
   }
+
+  /** How each rung ended, in words an operator can act on (the customer sees only `message`). */
+  get rungs(): string {
+    return rungSummary(this.tries, this.skipped);
+  }
+}
+
+/** `desktop (http): refused, HTTP 403; wml-chrome: skipped, resting until 12:00:03Z after wall`. */
+export function rungSummary(tries: readonly TryRecord[], skipped: readonly SkipRecord[]): string {
+  const tried = tries.map((t) => {
+    const via = t.proxy ? ` via ${t.proxy}` : "";
+    const detail = t.detail ?? (t.status ? `HTTP ${t.status}` : "");
+    return `${t.profile} (${t.transport}${via}): ${t.outcome}${detail ? `, ${detail}` : ""}`;
+  });
+  const rested = skipped.map((s) => {
+    const until = s.restUntil ? `resting until ${new Date(s.restUntil).toISOString().slice(11, 19)}Z` : "its probe is out";
+    return `${s.profile}: skipped, ${until}${s.lastOutcome ? ` after ${s.lastOutcome}` : ""} (${s.key})`;
+  });
+  return [...tried, ...rested].join("; ") || "no rung was tried";
 }
 
 export interface ScrapeOutcome<E extends Endpoint> {
@@ -75,6 +134,7 @@ export interface ScrapeOutcome<E extends Endpoint> {
   upstreamUrl: string;
   pageClass: "results" | "no_results";
   tries: TryRecord[];
+  skipped: SkipRecord[];
 }
 
 export type ParserTable = { [E in Endpoint]: (body: string) => BlocksByEndpoint[E] };
@@ -84,14 +144,34 @@ export interface UpstreamDeps {
   parsers?: Partial<ParserTable>;
   proxyPool?: ProxyPoolOptions;
   locations?: Locations;
+  /** A fixed profile table instead of the shipped file or `profilesFile`. */
+  profiles?: ProfileTable;
+  /** Where the profile source reports a table taken or refused, and other news for operators. */
+  log?: UpstreamLog;
+  /** How often a `profilesFile` is checked for changes. Default 1000 ms. */
+  profilesWatchIntervalMs?: number;
+}
+
+/** What an operator sees: the table in force and every breaker that has seen a try. */
+export interface UpstreamStatus {
+  tableVersion: string;
+  breakers: BreakerStatus[];
 }
 
 export interface Upstream {
   scrape<E extends Endpoint>(endpoint: E, params: JobParams, signal?: AbortSignal): Promise<ScrapeOutcome<E>>;
+  /**
+   * One request with one named profile of the kind, past the breakers and without counting in
+   * them: what the canary asks of every rung.
+   */
+  tryProfile(endpoint: Endpoint, params: JobParams, profile: string, signal?: AbortSignal): Promise<TryRecord>;
+  /** The profile table in force now. */
+  profiles(): ProfileTable;
+  status(): UpstreamStatus;
   locations: Locations;
   /** Pages parsed so far on the event loop and on the parse threads. */
   parses(): { inline: number; threads: number };
-  /** Closes the proxies' kept-alive connections and stops the parse threads. */
+  /** Closes kept-alive connections, stops watching the profile file and stops the parse threads. */
   close(): Promise<void>;
 }
 
@@ -99,7 +179,14 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
   const config = resolveUpstreamOptions(opts);
   const locations =
     deps.locations ?? (config.geotargetsDir ? Locations.fromDirectory(config.geotargetsDir) : Locations.empty());
+  const source: ProfileSource = deps.profiles
+    ? fixedProfileSource(deps.profiles)
+    : profileSource({ file: config.profilesFile, log: deps.log, watchIntervalMs: deps.profilesWatchIntervalMs });
   const pool = new ProxyPool(config.proxies, deps.proxyPool);
+  const tls = { ca: config.ca, insecure: config.tlsInsecure };
+  const direct = new DirectAgents(tls);
+  const impersonating = new ImpersonatingClients(config.tlsInsecure);
+  const breakers = new Breakers({ threshold: config.breakerThreshold, restMs: config.breakerRestMs, maxRestMs: config.breakerMaxRestMs });
   const parsers: ParserTable = { ...PARSERS, ...deps.parsers } as ParserTable;
   const threads = config.parseThreads > 0 ? createParsePool(config.parseThreads) : undefined;
   /** Scrapes in progress in this process. */
@@ -119,7 +206,32 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
     return (parsers[endpoint] as ParserTable[E])(body);
   };
   const urlContext: UrlContext = { baseUrl: config.baseUrl, uuleFor: (name) => locations.uuleFor(name) };
-  const settings = { timeoutMs: config.timeoutMs, maxBodyBytes: config.maxBodyBytes };
+  const settings: FetchSettings = { timeoutMs: config.timeoutMs, maxBodyBytes: config.maxBodyBytes, tls };
+
+  /** The profile's transport: got over Node's TLS, or impit with a browser's. */
+  const send = (profile: Profile, url: string, params: JobParams, proxy: Proxy | undefined, signal?: AbortSignal): Promise<FetchResult> => {
+    const headers = headersFor(profile, params);
+    if (profile.transport === "impersonate") return impersonating.fetch({ url, headers, browser: profile.browser!, proxy, signal }, settings);
+    return fetchPage({ url, headers, proxy, direct, signal }, settings);
+  };
+
+  /** One try: build, send, judge. */
+  async function attempt<E extends Endpoint>(endpoint: E, params: JobParams, profile: Profile, proxy: Proxy | undefined, signal?: AbortSignal) {
+    const url = buildUrl(endpoint, params, profile, urlContext);
+    const fetched = await send(profile, url, params, proxy, signal);
+    const judged = await judge(endpoint, fetched, (body) => parse(endpoint, body));
+    const record: TryRecord = {
+      url,
+      profile: profile.name,
+      transport: profile.transport === "impersonate" ? `impersonate ${profile.browser}` : profile.transport,
+      outcome: judged.outcome,
+      ms: fetched.ms,
+      ...(fetched.ok ? { status: fetched.response.statusCode } : {}),
+      ...(proxy ? { proxy: proxy.label } : {}),
+      ...(judged.detail ? { detail: judged.detail } : {}),
+    };
+    return { ...judged, record, url, outcome: outcomeOf(judged.outcome) };
+  }
 
   async function scrape<E extends Endpoint>(endpoint: E, params: JobParams, signal?: AbortSignal): Promise<ScrapeOutcome<E>> {
     scraping++;
@@ -131,47 +243,65 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
   }
 
   async function scrapeOnce<E extends Endpoint>(endpoint: E, params: JobParams, signal?: AbortSignal): Promise<ScrapeOutcome<E>> {
-    const profiles = profilesFor(endpoint, params);
+    const profiles = profilesFor(source.current(), endpoint, params);
     const tries: TryRecord[] = [];
+    const skipped: SkipRecord[] = [];
     let index = 0;
     let sameProfileRetries = 0;
     while (index < profiles.length && tries.length < config.maxTries) {
       signal?.throwIfAborted();
       const profile = profiles[index]!;
       const proxy = pool.next();
-      if (isResting(proxy)) throw new UpstreamFailure(mostTelling(tries) ?? restingKind(proxy.resting), tries);
-      const url = buildUrl(endpoint, params, profile, urlContext);
-      const fetched = await fetchPage({ url, headers: headersFor(profile, params), proxy, signal }, settings);
-      const attempt = await judge(endpoint, fetched, (body) => parse(endpoint, body));
-      tries.push({
-        url,
-        profile: profile.name,
-        outcome: attempt.outcome,
-        ms: fetched.ms,
-        ...(fetched.ok ? { status: fetched.response.statusCode } : {}),
-        ...(proxy ? { proxy: proxy.label } : {}),
-        ...(attempt.detail ? { detail: attempt.detail } : {}),
-      });
-      if (proxy) report(pool, proxy, attempt.proxyFailure);
-      if (attempt.blocks) {
-        return { blocks: attempt.blocks, upstreamUrl: url, pageClass: attempt.outcome as "results" | "no_results", tries };
+      if (isResting(proxy)) throw new UpstreamFailure(mostTelling(tries) ?? restingKind(proxy.resting), tries, skipped);
+      const ran = await breakers.run(profile.name, proxy?.label, () => attempt(endpoint, params, profile, proxy, signal));
+      if (isSkip(ran)) {
+        skipped.push({ profile: profile.name, ...ran });
+        // A rest of this profile through this proxy only: another proxy may carry it.
+        const pairOnly = ran.key !== profile.name && pool.available() > 0 && sameProfileRetries < pool.size - 1;
+        if (pairOnly) sameProfileRetries++;
+        else [index, sameProfileRetries] = [index + 1, 0];
+        continue;
+      }
+      tries.push(ran.record);
+      if (proxy) report(pool, proxy, ran.proxyFailure);
+      if (ran.blocks) {
+        return { blocks: ran.blocks, upstreamUrl: ran.url, pageClass: ran.record.outcome as "results" | "no_results", tries, skipped };
       }
       // A block or a dead connection is about the address: the same profile may pass through another proxy.
-      if (attempt.proxyFailure && pool.available() > 0 && sameProfileRetries < pool.size - 1) {
+      if (ran.proxyFailure && pool.available() > 0 && sameProfileRetries < pool.size - 1) {
         sameProfileRetries++;
       } else {
         index++;
         sameProfileRetries = 0;
       }
     }
-    throw new UpstreamFailure(mostTelling(tries) ?? "upstream_error", tries);
+    const fromSkips = skipped.map((s) => (s.lastOutcome ? SKIP_KIND[s.lastOutcome] : undefined)).filter((k) => k !== undefined);
+    throw new UpstreamFailure(mostTelling(tries) ?? TELLING.find((k) => fromSkips.includes(k)) ?? "upstream_error", tries, skipped);
+  }
+
+  async function tryProfile(endpoint: Endpoint, params: JobParams, name: string, signal?: AbortSignal): Promise<TryRecord> {
+    const profile = profilesFor(source.current(), endpoint, params).find((p) => p.name === name);
+    if (!profile) throw new Error(`no profile ${name} for ${endpoint}`);
+    const proxy = pool.next();
+    return (await attempt(endpoint, params, profile, isResting(proxy) ? undefined : proxy, signal)).record;
   }
 
   const close = async () => {
+    source.close();
     pool.close();
+    direct.close();
+    impersonating.close();
     await threads?.close();
   };
-  return { scrape, locations, parses: () => ({ ...parsed }), close };
+  return {
+    scrape,
+    tryProfile,
+    profiles: () => source.current(),
+    status: () => ({ tableVersion: source.current().version, breakers: breakers.statuses() }),
+    locations,
+    parses: () => ({ ...parsed }),
+    close,
+  };
 }
 
 interface Attempt<E extends Endpoint> {
@@ -237,11 +367,12 @@ const EMPTY: Partial<{ [E in Endpoint]: () => BlocksByEndpoint[E] }> = {
   "web-autocomplete": () => ({ suggestions: [] }),
 };
 
+/** An impersonating profile without its own agent sends the impersonated browser's. */
 function headersFor(profile: Profile, params: JobParams): Record<string, string> {
   return {
-    "user-agent": profile.userAgent,
+    ...(profile.userAgent ? { "user-agent": profile.userAgent } : {}),
     "accept-language": acceptLanguage(params.language),
-    cookie: profile.cookie,
+    ...(profile.cookie ? { cookie: profile.cookie } : {}),
     ...profile.headers,
   };
 }

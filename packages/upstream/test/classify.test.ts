@@ -73,8 +73,20 @@ describe("classify: status and redirects", () => {
     expect(web(res(page("classify-sorry.html"), 403))).toBe("blocked");
   });
 
+  test("a 403 is the upstream refusing this kind of client (its answer to a TLS fingerprint it turns away)", () => {
+    expect(web(res(page("classify-error-500.html").replace(/500/g, "403"), 403))).toBe("refused");
+  });
+
+  test("the page old browsers get is a refusal, not a results page", () => {
+    const unsupported =
+      "<!doctype html><html><head><title>Google Search</title></head><body><p>Your browser isn't supported anymore. To continue your search, upgrade to a recent version.</p></body></html>";
+    expect(web(res(unsupported))).toBe("refused");
+    // The words alone, inside a real results page, change nothing.
+    expect(web(res(page("classify-results.html").replace("<body>", `<body><p>isn't supported anymore</p>`)))).toBe("results");
+  });
+
   test("other 4xx and 5xx are upstream errors", () => {
-    for (const status of [400, 403, 404, 500, 502, 503]) expect(web(res(page("classify-error-500.html"), status))).toBe("upstream_error");
+    for (const status of [400, 404, 500, 502, 503]) expect(web(res(page("classify-error-500.html"), status))).toBe("upstream_error");
     expect(web(res(page("classify-results.html"), 500))).toBe("upstream_error");
   });
 

@@ -12,6 +12,7 @@ import { JOB_ERRORS, type AutocompleteBlocks, type JobParams, type SellersBlocks
 import { Locations } from "../src/locations.js";
 import { createUpstream, UpstreamFailure, type ParserTable, type UpstreamDeps } from "../src/scrape.js";
 import { upstreamOptionsFromEnv, type UpstreamOptions } from "../src/config.js";
+import { parseProfileTable } from "../src/profiles.js";
 
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), "fixtures");
 const page = (name: string) => readFileSync(join(fixtures, name), "utf8");
@@ -109,8 +110,10 @@ const parsers: Partial<ParserTable> = {
   "web-shopping-product": sellersParser,
 };
 
+/** The old plain-HTTP ladder: its agents tell the stand-in server which rung asks. */
+const LEGACY = parseProfileTable(page("profiles-legacy.json"));
 const upstream = (opts: UpstreamOptions = {}, deps: UpstreamDeps = {}) =>
-  createUpstream({ baseUrl: base, timeoutMs: 2_000, ...opts }, { parsers, ...deps });
+  createUpstream({ baseUrl: base, timeoutMs: 2_000, ...opts }, { parsers, profiles: LEGACY, ...deps });
 const job = (p: Partial<JobParams> = {}): JobParams => ({ query: "coffee", country: "us", language: "en", page: 1, device: "desktop", ...p });
 
 async function failure(promise: Promise<unknown>): Promise<UpstreamFailure> {
@@ -419,6 +422,12 @@ describe("upstream settings", () => {
       maxBodyBytes: 8 * 1024 * 1024,
       parseThreads: 0,
       geotargetsDir: undefined,
+      profilesFile: undefined,
+      ca: undefined,
+      tlsInsecure: false,
+      breakerThreshold: 3,
+      breakerRestMs: 30_000,
+      breakerMaxRestMs: 1_800_000,
     });
   });
 

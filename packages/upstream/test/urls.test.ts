@@ -1,5 +1,5 @@
 import type { Endpoint, JobParams } from "@serp/shared";
-import { PROFILES, profilesFor, type Profile, type UrlForm } from "../src/profiles.js";
+import type { Profile, UrlForm } from "../src/profiles.js";
 import { buildUrl, DEFAULT_BASE_URL } from "../src/urls.js";
 
 const form = (f: UrlForm): Pick<Profile, "form"> => ({ form: f });
@@ -116,37 +116,5 @@ describe("buildUrl: products and suggestions", () => {
     );
     expect(query(buildUrl("web-autocomplete", s, form("complete-firefox"))).client).toBe("firefox");
     expect(query(buildUrl("web-autocomplete", s, form("complete-toolbar")))).toMatchObject({ output: "toolbar", q: "café au" });
-  });
-});
-
-describe("profiles", () => {
-  const names = (ps: readonly Profile[]) => ps.map((p) => p.name);
-
-  test("web desktop: modern first, then basic HTML, then the feature-phone layout", () => {
-    expect(names(profilesFor("web-search", { device: "desktop" }))).toEqual(["desktop", "basic-lynx", "basic-msie", "wml-nokia"]);
-  });
-
-  test("mobile device gets mobile profiles whose agents the replay reads as mobile or basic", () => {
-    const mobile = profilesFor("web-search", { device: "mobile" });
-    expect(names(mobile)).toEqual(["mobile", "wml-nokia"]);
-    expect(mobile[0]!.userAgent).toMatch(/iPhone.*Mobile/);
-    expect(mobile[1]!.userAgent).toMatch(/^Nokia/);
-  });
-
-  test("basic-HTML agents are Lynx and old IE; the modern desktop one says neither Mobile nor a basic browser", () => {
-    const [desktop, lynx, msie] = PROFILES["web-search"];
-    expect(desktop!.userAgent).not.toMatch(/Mobile|iPhone|Android|Lynx|MSIE|Nokia/);
-    expect(lynx!.userAgent).toMatch(/^Lynx/);
-    expect(msie!.userAgent).toContain("MSIE");
-  });
-
-  test("autocomplete tries chrome, then firefox, then toolbar; products the panel, then the legacy pages", () => {
-    expect(names(PROFILES["web-autocomplete"])).toEqual(["complete-chrome", "complete-firefox", "complete-toolbar"]);
-    expect(names(PROFILES["web-shopping-product"])).toEqual(["product-panel", "product-legacy"]);
-    expect(names(PROFILES["web-shopping-product-info"])).toEqual(["product-panel", "product-legacy"]);
-  });
-
-  test("every profile answers the consent wall with a cookie", () => {
-    for (const list of Object.values(PROFILES)) for (const p of list) expect(p.cookie).toMatch(/CONSENT=/);
   });
 });
