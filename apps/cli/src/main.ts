@@ -1,6 +1,6 @@
 /**
- * Operators' account tool. Run `npm run cli -- help`.
- * Reads REDIS_URL and SERP_PREFIX like the API.
+ * Operators' tool: accounts, keys and credits, and the upstream's health. Run `npm run cli -- help`.
+ * Reads REDIS_URL and SERP_PREFIX like the API, and the upstream settings like the workers.
  */
 import { parseArgs } from "node:util";
 import { CREDIT_PACKS, type CreditPack } from "@serp/shared";
@@ -12,11 +12,13 @@ import {
   createRedis,
   keySpace,
   resolveLimits,
+  UpstreamStatusBoard,
   waitReady,
   type EffectiveLimits,
   type LimitDefaults,
   type LimitOverridesChange,
 } from "@serp/store";
+import { canaryCommand, formatStatuses, type WorkerUpstreamStatus } from "./upstream.js";
 
 const HELP = `Usage: npm run cli -- <command> [options]
 
@@ -34,14 +36,21 @@ const HELP = `Usage: npm run cli -- <command> [options]
   limits set --account ID [--rate N [--window SECONDS]] [--concurrency N]
                                  override the account's limits (0 = no limit; "default" removes the override;
                                  --rate counts requests per --window seconds, 60 unless given)
+  upstream status [--json]       each running worker's profile table and breakers (state, rest, last outcome,
+                                 success rate), as the workers publish them every few seconds
+  canary [--kinds a,b] [--json]  one known query per kind through every profile, from here; prints which work
+                                 now and exits 1 when a kind has no working profile (CANARY_PRODUCT_ID: the
+                                 product the product kinds ask for)
 
 Environment: REDIS_URL (default redis://127.0.0.1:6379), SERP_PREFIX (default serp), and the API's defaults
-RATE_LIMIT_PER_MINUTE (default ${DEFAULT_RATE_LIMIT_PER_MINUTE}) and MAX_JOBS_IN_FLIGHT (default ${DEFAULT_MAX_JOBS_IN_FLIGHT}).`;
+RATE_LIMIT_PER_MINUTE (default ${DEFAULT_RATE_LIMIT_PER_MINUTE}) and MAX_JOBS_IN_FLIGHT (default ${DEFAULT_MAX_JOBS_IN_FLIGHT}); the canary reads the
+workers' upstream settings (UPSTREAM_BASE_URL, UPSTREAM_PROFILES_FILE, UPSTREAM_PROXIES, UPSTREAM_CA_FILE…).`;
 
 const OPTIONS = {
   name: { type: "string" }, pack: { type: "string" }, credits: { type: "string" }, account: { type: "string" },
   label: { type: "string" }, key: { type: "string" }, limit: { type: "string" },
   rate: { type: "string" }, window: { type: "string" }, concurrency: { type: "string" },
+  kinds: { type: "string" }, json: { type: "boolean" },
 } as const;
 
 export async function runCli(argv: string[], out: (line: string) => void = console.log): Promise<number> {
@@ -60,6 +69,8 @@ export async function runCli(argv: string[], out: (line: string) => void = conso
     out(HELP);
     return 0;
   }
+  // The canary asks the upstream, not Redis.
+  if (noun === "canary") return canaryCommand(values.kinds, values.json ?? false, out);
   const redis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", "command", "cli");
   redis.on("error", () => undefined);
   try {
@@ -144,6 +155,11 @@ export async function runCli(argv: string[], out: (line: string) => void = conso
         await accounts.setLimits(id, change);
         const a = (await accounts.get(id))!;
         out(JSON.stringify(limitsView(id, resolveLimits(a.limits, limitDefaults())), null, 2));
+        return 0;
+      }
+      case "upstream status": {
+        const entries = await new UpstreamStatusBoard(redis, keySpace(process.env.SERP_PREFIX ?? "serp")).list<WorkerUpstreamStatus>();
+        out(values.json ? JSON.stringify(entries, null, 2) : formatStatuses(entries));
         return 0;
       }
       default:

@@ -25,6 +25,12 @@ const schema = z.object({
   UPSTREAM_PROXIES: z.string().optional().transform((s) => (s ? s.split(",").map((p) => p.trim()).filter(Boolean) : [])),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
   GEOTARGETS_DIR: z.string().optional(),
+  /** Run the canary (one query per kind through every profile) this often; 0 or unset: never. */
+  CANARY_INTERVAL_MS: z.coerce.number().int().min(0).default(0),
+  /** The product the canary asks the product kinds about (one the upstream knows). */
+  CANARY_PRODUCT_ID: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).optional(),
+  /** How often this process publishes its breakers' states for `upstream status`. */
+  UPSTREAM_STATUS_INTERVAL_MS: z.coerce.number().int().min(100).default(5_000),
   HEALTH_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
   /** Serve the webhooks queue in this process (deliveries are enqueued either way). */
   WEBHOOK_WORKER: z.stringbool().default(true),

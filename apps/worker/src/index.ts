@@ -1,28 +1,40 @@
 import type { Worker } from "bullmq";
 import { pino } from "pino";
 import { createMetrics } from "@serp/metrics";
+import { UpstreamStatusBoard } from "@serp/store";
 import { createUpstream, upstreamOptionsFromEnv } from "@serp/upstream";
 import { drainWorkers, loadDrainSettings, trackJobsInFlight } from "./drain.js";
 import { loadEnv, webhookOptions } from "./env.js";
 import { startHealthServer, workerReadiness, type HealthServer } from "./health.js";
 import { createWorkerRuntime, type WorkerRuntime } from "./runtime.js";
+import { watchUpstream } from "./upstream-watch.js";
 
 const env = loadEnv();
 const { WORKER_SHUTDOWN_TIMEOUT_MS } = loadDrainSettings();
 const logger = pino({ level: env.LOG_LEVEL, base: { app: "worker", queues: env.WORKER_QUEUES.join(",") } });
 const metrics = createMetrics("worker");
-// The worker schema owns the common upstream settings; the rest (tries, body size) come from the
-// upstream package's own reader.
-const { maxTries, maxBodyBytes } = upstreamOptionsFromEnv(process.env);
-const upstream = createUpstream({
-  baseUrl: env.UPSTREAM_BASE_URL,
-  proxies: env.UPSTREAM_PROXIES,
-  timeoutMs: env.UPSTREAM_TIMEOUT_MS,
-  geotargetsDir: env.GEOTARGETS_DIR,
-  maxTries,
-  maxBodyBytes,
-  parseThreads: env.PARSE_THREADS,
-});
+// The worker schema owns the common upstream settings; the rest (tries, body size, profile table,
+// TLS, breakers) come from the upstream package's own reader.
+const fromEnv = upstreamOptionsFromEnv(process.env);
+const upstream = createUpstream(
+  {
+    ...fromEnv,
+    baseUrl: env.UPSTREAM_BASE_URL,
+    proxies: env.UPSTREAM_PROXIES,
+    timeoutMs: env.UPSTREAM_TIMEOUT_MS,
+    geotargetsDir: env.GEOTARGETS_DIR,
+    parseThreads: env.PARSE_THREADS,
+  },
+  { log: (level, msg, fields) => logger[level](fields ?? {}, msg) },
+);
+if (fromEnv.tlsInsecure) logger.warn("UPSTREAM_TLS_INSECURE=true: upstream certificates are NOT checked (upstream requests only)");
+else if (fromEnv.ca && hasImpersonating()) {
+  logger.warn("UPSTREAM_CA_FILE is trusted by the http transport only: impersonating profiles cannot take a CA, so against a private-CA upstream they fail unless UPSTREAM_TLS_INSECURE=true");
+}
+
+function hasImpersonating(): boolean {
+  return Object.values(upstream.profiles().kinds).some((list) => list.some((p) => p.transport === "impersonate"));
+}
 
 /** Set once the workers run: the runtime, the BullMQ workers to drain, and their jobs in flight. */
 let running: { rt: WorkerRuntime; workers: Worker[]; inFlight: ReturnType<typeof trackJobsInFlight> } | undefined;
@@ -56,6 +68,16 @@ const rt = await createWorkerRuntime({
   metrics,
   webhooks: webhookOptions(env),
 });
+const upstreamWatch = watchUpstream({
+  upstream,
+  board: new UpstreamStatusBoard(rt.store, rt.keys),
+  logger,
+  metrics,
+  statusIntervalMs: env.UPSTREAM_STATUS_INTERVAL_MS,
+  canaryIntervalMs: env.CANARY_INTERVAL_MS,
+  canaryProductId: env.CANARY_PRODUCT_ID,
+});
+rt.closers.add("upstream watch", () => upstreamWatch.close());
 // Scrape workers and, when this process serves it, the webhook delivery worker.
 const workers = rt.webhooks?.worker ? [...rt.workers, rt.webhooks.worker] : rt.workers;
 running = { rt, workers, inFlight: trackJobsInFlight(workers) };

@@ -12,6 +12,7 @@ import {
 } from "@serp/shared";
 import type { Metrics } from "@serp/metrics";
 import { QUEUE_CATALOG, type JobStore } from "@serp/store";
+import { outcomeOf, type TryOutcome } from "@serp/upstream";
 
 /** A scrape begun before the job was marked started, and how to drop it if the job is not to run. */
 interface EarlyScrape {
@@ -36,7 +37,19 @@ export interface Scraper {
     endpoint: E,
     params: JobParams,
     signal?: AbortSignal,
-  ): Promise<{ blocks: BlocksByEndpoint[E]; upstreamUrl: string; tries?: readonly { outcome: string }[] }>;
+  ): Promise<{ blocks: BlocksByEndpoint[E]; upstreamUrl: string; tries?: readonly TriedRung[]; skipped?: readonly SkippedRung[] }>;
+}
+
+/** One upstream request of a job, as the metrics count it. */
+export interface TriedRung {
+  outcome: string;
+  profile?: string;
+  proxy?: string;
+}
+/** A rung passed over because its breaker rested. */
+export interface SkippedRung {
+  profile: string;
+  key: string;
 }
 
 /** A failure the upstream explained: its customer text, and whether a later attempt may succeed. */
@@ -44,7 +57,10 @@ export interface ClassifiedFailure {
   message: string;
   kind: string;
   retryable: boolean;
-  tries?: readonly { outcome: string }[];
+  tries?: readonly TriedRung[];
+  skipped?: readonly SkippedRung[];
+  /** How each rung ended, for operators (never the customer's error). */
+  rungs?: string;
 }
 export function isClassifiedFailure(err: unknown): err is ClassifiedFailure {
   return err instanceof Error && typeof (err as Partial<ClassifiedFailure>).retryable === "boolean" && typeof (err as Partial<ClassifiedFailure>).kind === "string";
@@ -105,8 +121,12 @@ export function createProcessor({ jobs, scraper, logger, metrics, onFinal }: Pro
       early.abandon();
       fetching = undefined;
     }
-    const countTries = (tries: readonly { outcome: string }[] | undefined) => {
-      for (const t of tries ?? []) metrics?.upstreamResponses.inc({ endpoint, outcome: t.outcome });
+    const countTries = (tries: readonly TriedRung[] | undefined, skipped: readonly SkippedRung[] | undefined) => {
+      for (const t of tries ?? []) {
+        metrics?.upstreamResponses.inc({ endpoint, outcome: t.outcome });
+        if (t.profile) metrics?.upstreamTries.inc({ profile: t.profile, proxy: t.proxy ?? "direct", outcome: outcomeOf(t.outcome as TryOutcome) });
+      }
+      for (const s of skipped ?? []) metrics?.upstreamSkips.inc({ profile: s.profile, breaker: s.key });
     };
     const settle = async (status: "completed" | "failed", error: string | null, result: ReturnType<typeof buildResult> | null, upstreamUrl?: string) => {
       const latencyMs = Math.round(performance.now() - started);
@@ -126,20 +146,20 @@ export function createProcessor({ jobs, scraper, logger, metrics, onFinal }: Pro
 
     try {
       const outcome = await (fetching ? fetching.outcome : scraper.scrape(endpoint, params, signal));
-      countTries(outcome.tries);
+      countTries(outcome.tries, outcome.skipped);
       const result = buildResult(endpoint, params, outcome.blocks);
       const changed = await settle("completed", null, result, outcome.upstreamUrl);
       log.info({ endpoint, latencyMs: Math.round(performance.now() - started), settled: changed }, "job completed");
     } catch (err) {
       const attemptsLeft = (bullJob.opts.attempts ?? 1) - (bullJob.attemptsMade + 1);
       if (isClassifiedFailure(err)) {
-        countTries(err.tries);
+        countTries(err.tries, err.skipped);
         if (err.retryable && attemptsLeft > 0 && (await jobs.requeue(jobId))) {
-          log.warn({ kind: err.kind, attemptsLeft }, "transient upstream fault; retrying later");
+          log.warn({ kind: err.kind, attemptsLeft, rungs: err.rungs }, "transient upstream fault; retrying later");
           throw new RetryLater(err.message);
         }
         await settle("failed", err.message, null);
-        log.warn({ kind: err.kind }, "job failed");
+        log.warn({ kind: err.kind, rungs: err.rungs }, "job failed");
         return;
       }
       log.error({ err }, "job failed unexpectedly");

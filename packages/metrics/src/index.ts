@@ -20,6 +20,18 @@ export function createMetrics(app: "api" | "worker") {
     }),
     /** Every upstream attempt, by what came back (results, no_results, blocked, consent, js_wall, upstream_error, timeout, unparseable). */
     upstreamResponses: new Counter({ name: "serp_upstream_responses_total", help: "Upstream attempts by outcome", labelNames: ["endpoint", "outcome"], registers: r }),
+    /**
+     * Every upstream try by the profile that made it, the proxy it went through (`direct` without
+     * one) and what came back: results, no_results, blocked, wall, refused, timeout, error, unparseable.
+     */
+    upstreamTries: new Counter({ name: "serp_upstream_tries_total", help: "Upstream tries by profile, proxy and outcome", labelNames: ["profile", "proxy", "outcome"], registers: r }),
+    /** Rungs passed over because a breaker rested (`profile`, or `profile@proxy`). */
+    upstreamSkips: new Counter({ name: "serp_upstream_skipped_total", help: "Upstream rungs skipped while their breaker rests", labelNames: ["profile", "breaker"], registers: r }),
+    /** Each breaker's state: 0 closed, 1 probing, 2 open (resting). `proxy` is empty for a profile's own breaker. */
+    upstreamBreakerState: new Gauge({ name: "serp_upstream_breaker_state", help: "Breaker state per profile and per profile and proxy (0 closed, 1 probing, 2 open)", labelNames: ["profile", "proxy"], registers: r }),
+    /** Per kind, how many profiles answered the last canary with a page that parsed; 0 is an outage. */
+    canaryWorking: new Gauge({ name: "serp_upstream_canary_working_profiles", help: "Profiles that worked in the last canary, per kind", labelNames: ["kind"], registers: r }),
+    canaryRuns: new Counter({ name: "serp_upstream_canary_runs_total", help: "Canary runs by result (ok, dead: some kind had no working profile)", labelNames: ["result"], registers: r }),
     /** Webhook delivery attempts by outcome (delivered, failed, gone, refused). */
     webhookDeliveries: new Counter({ name: "serp_webhook_deliveries_total", help: "Webhook delivery attempts", labelNames: ["outcome"], registers: r }),
     creditsCharged: new Counter({ name: "serp_credits_charged_total", help: "Credits charged on completed jobs", labelNames: ["endpoint"], registers: r }),

@@ -5,3 +5,4 @@ export * from "./keys.js";
 export * from "./limits.js";
 export * from "./redis.js";
 export * from "./webhooks.js";
+export * from "./upstream-status.js";

@@ -21,6 +21,8 @@ export function keySpace(prefix: string) {
     keyRevokedChannel: () => `${prefix}:events:key-revoked`,
     /** Pub/sub channel on which every change to an account's limit overrides is announced (its id). */
     limitsChangedChannel: () => `${prefix}:events:limits-changed`,
+    /** One worker process's view of the upstream (profiles, breakers, canary), expiring unless refreshed. */
+    upstreamStatus: (instance: string) => `${prefix}:upstream:status:${instance}`,
   };
 }
 export type KeySpace = ReturnType<typeof keySpace>;

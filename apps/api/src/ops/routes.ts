@@ -1,7 +1,8 @@
 import { Router } from "express";
 import { ApiError } from "@serp/shared";
 import type { AppContext } from "../context.js";
-import { DASHBOARD_PATH, dashboardRouter } from "./dashboard.js";
+import { UpstreamStatusBoard } from "@serp/store";
+import { DASHBOARD_PATH, dashboardRouter, requireAdmin } from "./dashboard.js";
 import { refreshQueueDepths } from "./queue-depth.js";
 import { READY_RETRY_AFTER_S, isDraining, redisAnswers } from "./readiness.js";
 import { loadOpsSettings } from "./settings.js";
@@ -11,7 +12,10 @@ import { loadOpsSettings } from "./settings.js";
  * - GET /healthz: the process is alive (no dependency is checked, so a Redis outage never restarts it);
  * - GET /readyz: Redis answers and the process is not shutting down; else 503 `unavailable` + Retry-After;
  * - GET /metrics: Prometheus text, with queue depths read from BullMQ at scrape time;
- * - /admin/queues: the queue dashboard, only when ADMIN_TOKEN is set.
+ * - /admin/queues: the queue dashboard, only when ADMIN_TOKEN is set;
+ * - GET /admin/upstream: what each running worker publishes about its upstream profiles (table
+ *   version, every breaker's state, rest, last outcome and success rate, the last canary), behind
+ *   the same token.
  */
 export function opsRoutes(ctx: AppContext): Router {
   const settings = loadOpsSettings();
@@ -40,5 +44,12 @@ export function opsRoutes(ctx: AppContext): Router {
 
   const dashboard = dashboardRouter(Object.values(ctx.queues), settings.ADMIN_TOKEN);
   if (dashboard) router.use(DASHBOARD_PATH, dashboard);
+  if (settings.ADMIN_TOKEN) {
+    const board = new UpstreamStatusBoard(ctx.redis, ctx.keys);
+    router.get("/admin/upstream", requireAdmin(settings.ADMIN_TOKEN), async (_req, res) => {
+      res.setHeader("Cache-Control", "no-store");
+      res.json({ workers: await board.list() });
+    });
+  }
   return router;
 }
