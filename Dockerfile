@@ -52,6 +52,8 @@ await build({
   }],
 });
 EOF
+# The shipped fetch profile table is data read at run time, beside the bundles (profile-source.ts).
+RUN cp packages/upstream/profiles.json dist/profiles.json
 
 # --- production dependencies only, flat -----------------------------------------------------------
 FROM fetch AS prod-deps

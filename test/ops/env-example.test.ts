@@ -49,7 +49,7 @@ function settingsReadByCode(): Map<string, string> {
     for (const name of [...schemaKeys(source), ...directReads(source)]) note(name, file);
   }
   const upstreamConfig = join(ROOT, "packages/upstream/src/config.ts");
-  for (const m of readFileSync(upstreamConfig, "utf8").matchAll(/\b(?:str|int)\("([A-Z][A-Z0-9_]+)"\)/g)) note(m[1]!, upstreamConfig);
+  for (const m of readFileSync(upstreamConfig, "utf8").matchAll(/\b(?:str|int|bool)\("([A-Z][A-Z0-9_]+)"\)/g)) note(m[1]!, upstreamConfig);
   return found;
 }
 
