@@ -20,7 +20,7 @@ export const CANARY_PARAMS = (productId = "13239497633151178800"): Record<Profil
     "web-shopping-search": { endpoint: "web-shopping-search", params: search("coffee maker") },
     "web-shopping-product": { endpoint: "web-shopping-product", params: product },
     "web-shopping-product-info": { endpoint: "web-shopping-product-info", params: product },
-    "web-autocomplete": { endpoint: "web-autocomplete", params: search("coffee") },
+    "web-autocomplete": { endpoint: "web-autocomplete", params: search("cheesecake") },
   };
 };
 

@@ -98,7 +98,7 @@ describe("a watched table file", () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  const until = async (check: () => boolean, ms = 5_000) => {
+  const until = async (check: () => boolean, ms = 10_000) => {
     const end = Date.now() + ms;
     while (!check()) {
       if (Date.now() > end) throw new Error("condition not met in time");
@@ -132,7 +132,7 @@ describe("a watched table file", () => {
     } finally {
       source.close();
     }
-  });
+  }, 25_000);
 
   test("a broken file at start is an error: a deployment never runs without a table", () => {
     const file = join(dir, "bad.json");
