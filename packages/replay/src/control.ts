@@ -1,7 +1,9 @@
-/** The request log and the /__replay/* control endpoints (never faulted, never logged). */
-import type { IncomingMessage, ServerResponse } from "node:http";
+/** The request log and the /__replay/* control endpoints (never faulted, guarded or logged). */
 import { FaultsError, parseFaults, type FaultMode, type FaultState } from "./faults.js";
-import { sendJson } from "./respond.js";
+import type { TlsFamily } from "./fingerprint.js";
+import { GuardError, type Guard, type GuardAction } from "./guard.js";
+import { sendJson, type ReplayRequest, type ReplayResponse } from "./respond.js";
+import type { Stats } from "./stats.js";
 import type { ReplayKind } from "./target.js";
 
 export const CONTROL_PREFIX = "/__replay/";
@@ -19,7 +21,15 @@ export interface RecordedRequest {
   /** Unset for paths the upstream has no page for, and for the /sorry/ and enablejs pages. */
   kind?: ReplayKind;
   fault?: FaultMode;
+  /** What the guard answered instead of the page; unset when it let the request through. */
+  guard?: GuardAction;
+  /** Over https only: the protocol ("1.1" or "2.0"), the ClientHello's JA4 and its family. */
+  httpVersion?: string;
+  ja4?: string;
+  tls?: TlsFamily;
 }
+
+export type RequestDetails = Pick<RecordedRequest, "kind" | "fault" | "guard" | "httpVersion" | "ja4" | "tls">;
 
 /** The latest `max` upstream requests, oldest first. */
 export class RequestLog {
@@ -27,7 +37,7 @@ export class RequestLog {
 
   constructor(private readonly max: number) {}
 
-  add(req: IncomingMessage, url: URL, kind: ReplayKind | undefined, fault: FaultMode | undefined): void {
+  add(req: ReplayRequest, url: URL, details: RequestDetails = {}): void {
     const entry: RecordedRequest = {
       method: req.method ?? "GET",
       path: url.pathname,
@@ -38,8 +48,7 @@ export class RequestLog {
     entry.at = new Date(entry.atMs).toISOString();
     const userAgent = req.headers["user-agent"];
     if (userAgent !== undefined) entry.userAgent = userAgent;
-    if (kind) entry.kind = kind;
-    if (fault) entry.fault = fault;
+    for (const [key, value] of Object.entries(details)) if (value !== undefined) Object.assign(entry, { [key]: value });
     this.entries.push(entry);
     if (this.entries.length > this.max) this.entries.splice(0, this.entries.length - this.max);
   }
@@ -53,7 +62,7 @@ export class RequestLog {
   }
 }
 
-async function readBody(req: IncomingMessage): Promise<string | undefined> {
+async function readBody(req: ReplayRequest): Promise<string | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -64,28 +73,46 @@ async function readBody(req: IncomingMessage): Promise<string | undefined> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-async function setFaults(req: IncomingMessage, res: ServerResponse, faults: FaultState): Promise<void> {
+/** Reads a JSON body and hands it to `apply`; 400 with `{ error }` when it is not JSON or `apply` rejects it. */
+async function update(req: ReplayRequest, res: ReplayResponse, apply: (input: unknown) => unknown): Promise<void> {
   const text = await readBody(req);
   if (text === undefined) {
     sendJson(res, 413, { error: `body over ${MAX_CONTROL_BODY} bytes` });
     res.once("finish", () => req.destroy());
     return;
   }
+  let input: unknown;
   try {
-    faults.set(parseFaults(JSON.parse(text)));
-  } catch (error) {
-    return sendJson(res, 400, { error: error instanceof FaultsError ? error.message : "body must be JSON" });
+    input = JSON.parse(text);
+  } catch {
+    return sendJson(res, 400, { error: "body must be JSON" });
   }
-  sendJson(res, 200, faults.current());
+  try {
+    sendJson(res, 200, apply(input));
+  } catch (error) {
+    if (!(error instanceof FaultsError || error instanceof GuardError)) throw error;
+    sendJson(res, 400, { error: error.message });
+  }
 }
 
-export async function control(req: IncomingMessage, res: ServerResponse, path: string, faults: FaultState, log: RequestLog): Promise<void> {
+export interface ControlState {
+  faults: FaultState;
+  log: RequestLog;
+  guard: Guard;
+  stats: Stats;
+}
+
+export async function control(req: ReplayRequest, res: ReplayResponse, path: string, state: ControlState): Promise<void> {
+  const { faults, log, guard, stats } = state;
   const route = `${req.method} ${path}`;
   switch (route) {
     case "GET /__replay/faults":
       return sendJson(res, 200, faults.current());
     case "POST /__replay/faults":
-      return setFaults(req, res, faults);
+      return update(req, res, (input) => {
+        faults.set(parseFaults(input));
+        return faults.current();
+      });
     case "DELETE /__replay/faults":
       faults.clear();
       return sendJson(res, 200, faults.current());
@@ -94,6 +121,21 @@ export async function control(req: IncomingMessage, res: ServerResponse, path: s
     case "DELETE /__replay/requests":
       log.clear();
       return sendJson(res, 200, []);
+    case "GET /__replay/guard":
+      return sendJson(res, 200, guard.current());
+    case "POST /__replay/guard":
+      return update(req, res, (input) => {
+        guard.set(input);
+        return guard.current();
+      });
+    case "DELETE /__replay/guard":
+      guard.clear();
+      return sendJson(res, 200, guard.current());
+    case "GET /__replay/stats":
+      return sendJson(res, 200, stats.current());
+    case "DELETE /__replay/stats":
+      stats.reset();
+      return sendJson(res, 200, stats.current());
     default:
       return sendJson(res, 404, { error: `no control endpoint ${route}` });
   }

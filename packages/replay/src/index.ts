@@ -1,3 +1,6 @@
-export { startReplayServer, type RecordedRequest, type ReplayOptions, type ReplayRoute, type ReplayServer } from "./server.js";
+export { startReplayServer, type RecordedRequest, type ReplayOptions, type ReplayRoute, type ReplayServer, type ReplayStats } from "./server.js";
 export { FAULT_MODES, parseFaults, FaultsError, type FaultMode, type Faults } from "./faults.js";
+export { GUARD_PRESETS, GuardError, guardPreset, parseGuard, type GuardConfig, type GuardPresetName, type GuardTlsLevel } from "./guard.js";
+export { describeHello, type HelloDescription, type TlsFamily } from "./fingerprint.js";
+export { CHALLENGE_COOKIE, challengeToken } from "./challenge.js";
 export { REPLAY_KINDS, layoutFor, slugOf, targetOf, type ReplayKind, type Target, type WebLayout } from "./target.js";

@@ -2,19 +2,24 @@
  * CLI: npx tsx packages/replay/src/main.ts --dir ../shared/fixtures/google --port 4010
  *        [--page web/coffee-desktop-2023.html] [--routes routes.json] [--default web=web/coffee-desktop-2023.html]
  *        [--latency 50] [--jitter 20] [--fault captcha] [--times 3] [--kinds web,news] [--host 127.0.0.1]
+ *        [--https] [--guard 2026-11] [--cert-out cert.pem]
  * Each flag also reads from the environment: REPLAY_DIR, REPLAY_PAGE, REPLAY_ROUTES, REPLAY_PORT, REPLAY_HOST,
- * REPLAY_LATENCY, REPLAY_JITTER, REPLAY_FAULT, REPLAY_TIMES, REPLAY_KINDS. Flags win over the environment.
+ * REPLAY_LATENCY, REPLAY_JITTER, REPLAY_FAULT, REPLAY_TIMES, REPLAY_KINDS, REPLAY_HTTPS=true, REPLAY_GUARD,
+ * REPLAY_CERT_OUT. Flags win over the environment.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { parseFaults } from "./faults.js";
+import { guardPreset, type GuardPresetName } from "./guard.js";
 import { startReplayServer, type ReplayOptions, type ReplayRoute } from "./server.js";
 import { isReplayKind, type ReplayKind } from "./target.js";
 
 const USAGE = `usage: main.ts [--dir DIR] [--page FILE] [--routes FILE.json] [--default KIND=FILE]... [--port 4010] [--host 127.0.0.1]
-               [--latency MS] [--jitter MS] [--fault MODE] [--times N] [--kinds KIND,KIND]`;
+               [--latency MS] [--jitter MS] [--fault MODE] [--times N] [--kinds KIND,KIND]
+               [--https] [--guard PRESET] [--cert-out FILE]`;
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 
@@ -34,7 +39,7 @@ function defaultsOf(pairs: string[]): Partial<Record<ReplayKind, string>> {
   return defaults;
 }
 
-function optionsFrom(argv: string[], env: NodeJS.ProcessEnv): ReplayOptions {
+function optionsFrom(argv: string[], env: NodeJS.ProcessEnv): ReplayOptions & { certOut?: string } {
   const { values } = parseArgs({
     args: argv,
     strict: true,
@@ -50,6 +55,9 @@ function optionsFrom(argv: string[], env: NodeJS.ProcessEnv): ReplayOptions {
       fault: { type: "string" },
       times: { type: "string" },
       kinds: { type: "string" },
+      https: { type: "boolean" },
+      guard: { type: "string" },
+      "cert-out": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -71,6 +79,11 @@ function optionsFrom(argv: string[], env: NodeJS.ProcessEnv): ReplayOptions {
     kinds: kinds?.split(",").map((k) => k.trim()),
   };
   const faults = parseFaults(Object.fromEntries(Object.entries(rawFaults).filter(([, v]) => v !== undefined)));
+  const guard = pick(values.guard, "REPLAY_GUARD");
+  // Checked here, so that a bad name stops it before it opens a port.
+  if (guard !== undefined) guardPreset(guard);
+  const httpsEnv = env.REPLAY_HTTPS;
+  if (httpsEnv && httpsEnv !== "true" && httpsEnv !== "false") throw new Error(`REPLAY_HTTPS must be true or false, got "${httpsEnv}"`);
   return {
     dir: dir === undefined ? undefined : resolve(dir),
     page,
@@ -79,6 +92,9 @@ function optionsFrom(argv: string[], env: NodeJS.ProcessEnv): ReplayOptions {
     host: pick(values.host, "REPLAY_HOST") ?? "127.0.0.1",
     port: integer(pick(values.port, "REPLAY_PORT"), "port") ?? 4010,
     faults: Object.keys(faults).length > 0 ? faults : undefined,
+    https: values.https ?? httpsEnv === "true",
+    guard: guard as GuardPresetName | undefined,
+    certOut: pick(values["cert-out"], "REPLAY_CERT_OUT"),
   };
 }
 
@@ -86,7 +102,13 @@ async function main(): Promise<void> {
   const options = optionsFrom(process.argv.slice(2), process.env);
   const server = await startReplayServer(options);
   const mode = options.page ? `page ${options.page}` : `dir ${options.dir}`;
-  console.log(`replay upstream listening on ${server.url} (${mode}${options.faults ? `, faults ${JSON.stringify(options.faults)}` : ""})`);
+  const extras = [options.faults && `faults ${JSON.stringify(options.faults)}`, options.guard && `guard ${options.guard}`].filter(Boolean);
+  console.log(`replay upstream listening on ${server.url} (${[mode, ...extras].join(", ")})`);
+  if (server.certPem) {
+    const certFile = resolve(options.certOut ?? join(tmpdir(), `replay-${server.port}-cert.pem`));
+    writeFileSync(certFile, server.certPem);
+    console.log(`self-signed certificate (PEM) written to ${certFile}: start a worker with UPSTREAM_CA_FILE=${certFile}`);
+  }
   const stop = () => void server.close().then(() => process.exit(0));
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);

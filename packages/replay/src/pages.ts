@@ -1,10 +1,15 @@
 /**
  * Small hand-written stand-ins for the upstream's block and error pages. Each one carries the markers
  * of the real page it models (see blocked/ and consent/ in the captured fixtures), nothing more:
- * the "unusual traffic" CAPTCHA form of /sorry/index, the enablejs noscript wall and the
- * "Error NNN (…)!!1" template.
+ * the "unusual traffic" CAPTCHA form of /sorry/index, the enablejs noscript wall, the "Error NNN (…)!!1"
+ * template and the "browser isn't supported anymore" page old user agents get since 2025-09.
  */
 import { randomBytes } from "node:crypto";
+
+/** A random token like the upstream's `sei`/`q` values. */
+export function randomToken(): string {
+  return randomBytes(9).toString("base64url");
+}
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -24,15 +29,25 @@ export function sorryPage(continueUrl: string): string {
 `;
 }
 
-/** The JavaScript wall: a noscript iframe to /httpservice/retry/enablejs and an empty #main. */
-export function enableJsPage(query: string, sei: string): string {
+/**
+ * The JavaScript wall: a noscript iframe to /httpservice/retry/enablejs and an empty #main. `script`
+ * (trusted markup, e.g. the guard's challenge) goes after #main.
+ */
+export function enableJsPage(query: string, sei: string, script = ""): string {
   const title = query ? `${escapeHtml(query)} - Google Search` : "Google Search";
-  return `<html><head><meta http-equiv="content-type" content="text/html; charset=UTF-8"><title>${title}</title></head><body><noscript><iframe src="/httpservice/retry/enablejs?sei=${escapeHtml(sei)}" frameborder="0" height="100%" width="100%"></iframe>Click here if you're not redirected within a few seconds.</noscript><div id="main"></div></body></html>
+  return `<html><head><meta http-equiv="content-type" content="text/html; charset=UTF-8"><title>${title}</title></head><body><noscript><iframe src="/httpservice/retry/enablejs?sei=${escapeHtml(sei)}" frameborder="0" height="100%" width="100%"></iframe>Click here if you're not redirected within a few seconds.</noscript><div id="main"></div>${script}</body></html>
+`;
+}
+
+/** What the upstream answers old user agents (200): no results, a pointer to upgrade. */
+export function unsupportedBrowserPage(): string {
+  return `<html><head><meta http-equiv="content-type" content="text/html; charset=UTF-8"><title>Google Search</title></head><body><div style="max-width:600px;margin:40px auto;font-family:arial,sans-serif"><p>Your browser isn't supported anymore. To continue your search, upgrade to a recent version.</p><p><a href="https://support.google.com/websearch/answer/181196">Learn more</a></p></div></body></html>
 `;
 }
 
 const ERROR_TEXT: Record<number, [title: string, message: string]> = {
   400: ["Bad Request", "Your client has issued a malformed or illegal request."],
+  403: ["Forbidden", "Your client does not have permission to get URL <code>{path}</code> from this server."],
   404: ["Not Found", "The requested URL <code>{path}</code> was not found on this server."],
   405: ["Method Not Allowed", "The request method is not supported for <code>{path}</code>."],
   413: ["Request Entity Too Large", "Your client issued a request that was too large."],
@@ -68,22 +83,21 @@ export type BlockMode = "captcha" | "sorry-redirect" | "rate-limit" | "consent-r
  * Redirects point where the upstream's do; /sorry/index and the enablejs path are served here too.
  */
 export function blockAnswer(mode: BlockMode, requestUrl: URL, origin: string): BlockAnswer {
-  const token = () => randomBytes(9).toString("base64url");
   const here = requestUrl.href;
   const continued = encodeURIComponent(here);
   switch (mode) {
     case "captcha":
       return { status: 429, body: sorryPage(here), headers: {} };
     case "sorry-redirect":
-      return { status: 302, body: "", headers: { location: `${origin}/sorry/index?continue=${continued}&q=${token()}` } };
+      return { status: 302, body: "", headers: { location: `${origin}/sorry/index?continue=${continued}&q=${randomToken()}` } };
     case "rate-limit":
       return { status: 429, body: errorPage(429, requestUrl.pathname), headers: {} };
     case "consent-redirect":
       return { status: 302, body: "", headers: { location: `https://consent.google.com/ml?continue=${continued}&gl=DE&m=0&pc=srp&hl=en&src=1` } };
     case "js-wall":
-      return { status: 200, body: enableJsPage(requestUrl.searchParams.get("q") ?? "", token()), headers: {} };
+      return { status: 200, body: enableJsPage(requestUrl.searchParams.get("q") ?? "", randomToken()), headers: {} };
     case "js-redirect":
-      return { status: 302, body: "", headers: { location: `/httpservice/retry/enablejs?sei=${token()}` } };
+      return { status: 302, body: "", headers: { location: `/httpservice/retry/enablejs?sei=${randomToken()}` } };
     case "server-error":
       return { status: 502, body: errorPage(502, requestUrl.pathname), headers: {} };
   }

@@ -1,15 +1,24 @@
 /**
- * The replay upstream: answers the upstream's own paths with captured pages, and injects faults on
- * request. Workers reach it with UPSTREAM_BASE_URL=http://127.0.0.1:<port>.
+ * The replay upstream: answers the upstream's own paths with captured pages, injects faults on request
+ * and, in guard mode, refuses clients the way the upstream does. Workers reach it with
+ * UPSTREAM_BASE_URL=http://127.0.0.1:<port> (https://… with `https`).
  */
 import { stat } from "node:fs/promises";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer } from "node:http";
+import { createSecureServer } from "node:http2";
+import type { AddressInfo, Server as NetServer, Socket } from "node:net";
+import type { TLSSocket } from "node:tls";
+import { trackClientHellos } from "read-tls-client-hello";
 import { Catalog, contentTypeOf, statusOf } from "./catalog.js";
-import { control, CONTROL_PREFIX, RequestLog, type RecordedRequest } from "./control.js";
+import { selfSignedCertificate } from "./certificate.js";
+import { challengePage } from "./challenge.js";
+import { control, CONTROL_PREFIX, RequestLog, type RecordedRequest, type RequestDetails } from "./control.js";
 import { delayOf, FaultState, parseFaults, type FaultMode, type Faults } from "./faults.js";
-import { blockAnswer, enableJsPage, errorPage, sorryPage } from "./pages.js";
-import { send } from "./respond.js";
+import { describeHello, type HelloDescription } from "./fingerprint.js";
+import { Guard, needsFingerprint, parseGuard, type GuardConfig, type GuardPresetName, type GuardVerdict } from "./guard.js";
+import { blockAnswer, enableJsPage, errorPage, randomToken, sorryPage, unsupportedBrowserPage, type BlockAnswer } from "./pages.js";
+import { abort, isGone, send, type ReplayRequest, type ReplayResponse } from "./respond.js";
+import { Stats, type ReplayStats } from "./stats.js";
 import { isReplayKind, REPLAY_KINDS, slugOf, targetOf, type ReplayKind, type Target } from "./target.js";
 
 export interface ReplayRoute {
@@ -40,18 +49,34 @@ export interface ReplayOptions {
   faults?: Faults;
   /** The request log keeps this many latest entries. Default 10000. */
   maxRecorded?: number;
+  /**
+   * Serve HTTPS (HTTP/2 and HTTP/1.1 via ALPN) with a self-signed certificate made at start. Forced on
+   * when `guard` reads the TLS fingerprint (tls, uaConsistency, deadAgents.unlessBrowserTls).
+   */
+  https?: boolean;
+  /** Guard mode from the start: a config or a preset name. Default: unguarded. */
+  guard?: GuardConfig | GuardPresetName;
 }
 
-export type { RecordedRequest };
+export type { RecordedRequest, ReplayStats };
 
 export interface ReplayServer {
+  /** `http://host:port`, or `https://host:port` with `https`. */
   url: string;
   port: number;
+  /** With `https`: the self-signed certificate (PEM), for clients to trust as their CA. */
+  certPem?: string;
   close(): Promise<void>;
   setFaults(faults: Faults): void;
   clearFaults(): void;
   requests(): RecordedRequest[];
   clearRequests(): void;
+  /** A config or a preset name; throws GuardError when invalid or when it needs https the server lacks. */
+  setGuard(guard: GuardConfig | GuardPresetName): void;
+  clearGuard(): void;
+  guard(): GuardConfig;
+  stats(): ReplayStats;
+  resetStats(): void;
 }
 
 const TRUNCATE_SHARE = 0.3;
@@ -88,6 +113,12 @@ async function validate(options: ReplayOptions, catalog: Catalog): Promise<void>
   if (options.faults) parseFaults(options.faults);
 }
 
+/** The ClientHello of a request's connection, described; undefined over plain HTTP. */
+function helloOf(req: ReplayRequest): HelloDescription | undefined {
+  const hello = (req.socket as TLSSocket).tlsClientHello;
+  return hello && describeHello(hello);
+}
+
 function routeMatches(route: ReplayRoute, target: Target): boolean {
   return (route.kind === undefined || route.kind === target.kind) && (route.q === undefined || slugOf(route.q) === slugOf(target.key));
 }
@@ -95,10 +126,15 @@ function routeMatches(route: ReplayRoute, target: Target): boolean {
 export async function startReplayServer(options: ReplayOptions): Promise<ReplayServer> {
   const catalog = new Catalog({ dir: options.dir, defaults: options.defaults });
   await validate(options, catalog);
+  const initialGuard = options.guard === undefined ? {} : parseGuard(options.guard);
+  const https = options.https === true || needsFingerprint(initialGuard);
 
   const faults = new FaultState();
   if (options.faults) faults.set(parseFaults(options.faults));
   const log = new RequestLog(options.maxRecorded ?? 10_000);
+  const guard = new Guard(https);
+  guard.set(initialGuard);
+  const stats = new Stats();
   const timers = new Set<NodeJS.Timeout>();
   let closing: Promise<void> | undefined;
   let baseUrl = "";
@@ -131,16 +167,34 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
     return chosen ? load(chosen) : undefined;
   }
 
-  function originOf(req: IncomingMessage): string {
-    const host = req.headers.host;
-    return host && /^[A-Za-z0-9.:[\]-]+$/.test(host) ? `http://${host}` : baseUrl;
+  function originOf(req: ReplayRequest): string {
+    // HTTP/2 carries the host in :authority.
+    const host = req.headers.host ?? req.headers[":authority"];
+    return typeof host === "string" && /^[A-Za-z0-9.:[\]-]+$/.test(host) ? `${https ? "https" : "http"}://${host}` : baseUrl;
+  }
+
+  /** What the upstream answers instead of the page when the guard stops a request. */
+  function guardAnswer(req: ReplayRequest, url: URL, verdict: Exclude<GuardVerdict, { action: "pass" }>): BlockAnswer {
+    switch (verdict.action) {
+      case "tls":
+      case "ua":
+        return { status: 403, body: errorPage(403, url.pathname), headers: {} };
+      case "dead-agent":
+        return { status: 200, body: unsupportedBrowserPage(), headers: {} };
+      case "rate": {
+        const origin = originOf(req);
+        return blockAnswer(verdict.answer === "429" ? "rate-limit" : "sorry-redirect", new URL(`${url.pathname}${url.search}`, origin), origin);
+      }
+      case "challenge":
+        return { status: 200, body: challengePage(url.searchParams.get("q") ?? "", randomToken(), verdict.issued, verdict.ttlMs), headers: {} };
+    }
   }
 
   /** Answers one upstream request under `mode`; `hang` leaves it unanswered until close(). */
-  async function answer(req: IncomingMessage, res: ServerResponse, url: URL, target: Target | undefined, mode: FaultMode | undefined) {
+  async function answer(req: ReplayRequest, res: ReplayResponse, url: URL, target: Target | undefined, mode: FaultMode | undefined) {
     const faultHeader: Record<string, string> = mode ? { "x-replay-fault": mode } : {};
     if (mode === "hang") return;
-    if (mode === "reset") return void req.socket.resetAndDestroy();
+    if (mode === "reset") return abort(req);
     if (mode && mode !== "truncate") {
       const origin = originOf(req);
       const block = blockAnswer(mode, new URL(`${url.pathname}${url.search}`, origin), origin);
@@ -151,12 +205,12 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
     const headers = { ...faultHeader, "content-type": page.contentType, "x-replay-file": page.name };
     if (mode !== "truncate") return send(res, page.status, page.body, headers);
     // No content-length: the response ends cleanly, just short.
-    if (res.destroyed) return;
+    if (isGone(res)) return;
     res.writeHead(page.status, headers);
     res.end(page.body.subarray(0, Math.floor(page.body.length * TRUNCATE_SHARE)));
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function handle(req: ReplayRequest, res: ReplayResponse): Promise<void> {
     let url: URL;
     try {
       url = new URL(req.url ?? "/", "http://replay.invalid");
@@ -164,47 +218,71 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
       return send(res, 400, errorPage(400));
     }
     const path = url.pathname;
-    if (path.startsWith(CONTROL_PREFIX)) return control(req, res, path, faults, log);
+    if (path.startsWith(CONTROL_PREFIX)) return control(req, res, path, { faults, log, guard, stats });
 
     const userAgent = req.headers["user-agent"];
-    // The pages the block redirects point at.
+    const hello = https ? helloOf(req) : undefined;
+    const client: RequestDetails = https ? { httpVersion: req.httpVersion, ja4: hello?.ja4, tls: hello?.family } : {};
+    // The pages the block redirects point at are never guarded.
+    const unguarded = path === "/sorry/index" || path === "/httpservice/retry/enablejs";
+    const cookie = req.headers.cookie;
+    const verdict = unguarded ? undefined : guard.check({ path, userAgent, tls: hello, remoteAddress: req.socket.remoteAddress, cookie });
+    stats.request(verdict);
     if (path === "/sorry/index") {
-      log.add(req, url, undefined, undefined);
+      log.add(req, url, client);
       return send(res, 429, sorryPage(url.searchParams.get("continue") ?? ""));
     }
     if (path === "/httpservice/retry/enablejs") {
-      log.add(req, url, undefined, undefined);
+      log.add(req, url, client);
       return send(res, 200, enableJsPage("", url.searchParams.get("sei") ?? ""));
     }
 
     const target = targetOf(path, url.searchParams, userAgent);
+    if (verdict && verdict.action !== "pass") {
+      log.add(req, url, { ...client, kind: target?.kind, guard: verdict.action });
+      const stop = guardAnswer(req, url, verdict);
+      return send(res, stop.status, stop.body, { "x-replay-guard": verdict.action, ...stop.headers });
+    }
     if (!target && !options.page) {
-      log.add(req, url, undefined, undefined);
+      log.add(req, url, client);
       return send(res, 404, errorPage(404, path));
     }
     if (req.method !== "GET" && req.method !== "HEAD") {
-      log.add(req, url, target?.kind, undefined);
+      log.add(req, url, { ...client, kind: target?.kind });
       return send(res, 405, errorPage(405, path), { allow: "GET, HEAD" });
     }
     const active = target ? faults.take(target.kind) : undefined;
-    log.add(req, url, target?.kind, active?.mode);
+    log.add(req, url, { ...client, kind: target?.kind, fault: active?.mode });
     const delay = delayOf(active);
     if (delay > 0) await sleep(delay);
-    if (res.destroyed) return;
+    if (isGone(res)) return;
     await answer(req, res, url, target, active?.mode);
   }
 
-  const server = createServer((req, res) => {
+  const listener = (req: ReplayRequest, res: ReplayResponse) => {
     handle(req, res).catch((error: unknown) => {
       if (closing) return;
       process.emitWarning(`replay: ${error instanceof Error ? error.message : String(error)}`);
       if (!res.headersSent) send(res, 500, errorPage(500));
       else res.destroy();
     });
-  });
-  server.on("clientError", (_error, socket) => {
+  };
+  const certificate = https ? await selfSignedCertificate() : undefined;
+  // HTTP/2 as well: impersonating clients offer h2 in ALPN the way browsers do.
+  const server: NetServer = certificate ? createSecureServer({ allowHTTP1: true, ...certificate }, listener) : createServer(listener);
+  if (certificate) {
+    trackClientHellos(server as ReturnType<typeof createSecureServer>);
+    server.on("secureConnection", () => stats.handshake());
+  }
+  server.on("clientError", (_error: Error, socket: Socket) => {
     if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n");
     else socket.destroy();
+  });
+  // Every connection, so that close() ends idle keep-alive ones, HTTP/2 sessions and hanging requests.
+  const sockets = new Set<Socket>();
+  server.on("connection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
   });
 
   const host = options.host ?? "127.0.0.1";
@@ -216,18 +294,18 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
     });
   });
   const port = (server.address() as AddressInfo).port;
-  baseUrl = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  baseUrl = `${https ? "https" : "http"}://${host.includes(":") ? `[${host}]` : host}:${port}`;
 
   return {
     url: baseUrl,
     port,
+    ...(certificate ? { certPem: certificate.cert } : {}),
     close: () => {
       closing ??= new Promise<void>((done, fail) => {
         for (const timer of timers) clearTimeout(timer);
         timers.clear();
         server.close((error) => (error ? fail(error) : done()));
-        // Idle keep-alive sockets and hanging requests alike.
-        server.closeAllConnections();
+        for (const socket of sockets) socket.destroy();
       });
       return closing;
     },
@@ -235,5 +313,10 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
     clearFaults: () => faults.clear(),
     requests: () => log.list(),
     clearRequests: () => log.clear(),
+    setGuard: (next) => guard.set(next),
+    clearGuard: () => guard.clear(),
+    guard: () => guard.current(),
+    stats: () => stats.current(),
+    resetStats: () => stats.reset(),
   };
 }
