@@ -1,0 +1,249 @@
+/**
+ * The fetch ladder against a replay that guards like the upstream (packages/replay, guard mode),
+ * over real TLS on loopback, through the API, a queue and a real worker process started as
+ * `npm start` starts one. The worker reads its profile table from a file the test rewrites.
+ *
+ * - tls `browser`: the got rung is refused, the impersonating rung gets results;
+ * - ua-consistency: an agent that claims Chrome over Node's TLS is refused;
+ * - dead-agents: the basic layouts are refused and the job completes through the next rung;
+ * - the 2026-11 preset: every kind with a rung that needs no browser completes; the others fail
+ *   with a clear error at 0 credits (the browser tier is the next issue);
+ * - the table file is re-read without a restart, and a broken one is refused;
+ * - the canary's table and exit status, under the preset and unguarded.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import request from "supertest";
+import { ROOT, waitFor } from "../ops/support.js";
+import { REDIS_URL, fixturesAvailable, startStack, type Stack } from "../support/stack.js";
+
+const d = fixturesAvailable ? describe : describe.skip;
+if (!fixturesAvailable) console.warn("guarded upstream: captured pages not found; set SERP_FIXTURES_DIR. Skipping.");
+
+const shipped = JSON.parse(readFileSync(join(ROOT, "packages/upstream/profiles.json"), "utf8"));
+const PRODUCT = "13239497633151178800";
+
+/** The shipped table with other lists for some kinds, and extra profiles. */
+function tableWith(kinds: Record<string, string[]>, profiles: Record<string, unknown> = {}) {
+  return { ...shipped, version: `test-${Date.now()}`, profiles: { ...shipped.profiles, ...profiles }, kinds: { ...shipped.kinds, ...kinds } };
+}
+const BASIC = {
+  "basic-lynx": { transport: "http", form: "search-basic", userAgent: "Lynx/2.9.0 libwww-FM/2.14 SSL-MM/1.4.1 OpenSSL/3.0.13", cookie: "CONSENT=PENDING+987" },
+  "basic-msie": { transport: "http", form: "search-basic", userAgent: "Mozilla/5.0 (MSIE 10.0; Windows NT 6.1; Trident/5.0)", cookie: "CONSENT=PENDING+987" },
+};
+
+d("the fetch ladder against a guarded upstream", () => {
+  let stack: Stack;
+  let dir: string;
+  let profilesFile: string;
+  let worker: ChildProcess;
+  let workerLog = "";
+  let auth: string;
+
+  const writeTable = (table: unknown) => writeFileSync(profilesFile, JSON.stringify(table, null, 2));
+  const upstreamEnv = () => ({
+    UPSTREAM_BASE_URL: stack.replay.url,
+    UPSTREAM_CA_FILE: join(dir, "replay-ca.pem"),
+    // impit cannot take a CA: the impersonating rungs need certificate checks off.
+    UPSTREAM_TLS_INSECURE: "true",
+    UPSTREAM_PROFILES_FILE: profilesFile,
+  });
+  const live = (endpoint: string, params: Record<string, unknown>) =>
+    request(stack.api.app).post("/v1/jobs").set("Authorization", auth).send({ endpoint, params, queue: "live" });
+  /** What the replay saw since the last call: path, agent family, and what the guard did. */
+  const seen = () => {
+    const list = stack.replay.requests().map((r) => ({ path: r.path, ua: r.userAgent ?? "", tls: r.tls, guard: r.guard }));
+    stack.replay.clearRequests();
+    return list;
+  };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "guarded-"));
+    profilesFile = join(dir, "profiles.json");
+    writeTable(shipped);
+    stack = await startStack({ workerQueues: [], replay: { https: true } });
+    writeFileSync(join(dir, "replay-ca.pem"), stack.replay.certPem!);
+    worker = spawn(process.execPath, ["--import", "tsx", "apps/worker/src/index.ts"], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: {
+        ...process.env,
+        ...upstreamEnv(),
+        REDIS_URL,
+        SERP_PREFIX: stack.prefix,
+        WORKER_QUEUES: "live",
+        WORKER_CONCURRENCY: "4",
+        PARSE_THREADS: "0",
+        UPSTREAM_BREAKER_THRESHOLD: "100", // these tests count every rung; the breakers have their own
+        UPSTREAM_STATUS_INTERVAL_MS: "200",
+        LOG_LEVEL: "info",
+      },
+    });
+    worker.stdout!.on("data", (c: Buffer) => (workerLog += c.toString()));
+    worker.stderr!.on("data", (c: Buffer) => (workerLog += c.toString()));
+    await waitFor("the worker to be ready", () => workerLog.includes("workers ready"), 30_000);
+    ({ auth } = await stack.account(1_000));
+  }, 60_000);
+
+  afterAll(async () => {
+    if (worker && worker.exitCode === null) {
+      worker.kill("SIGTERM");
+      await new Promise((r) => worker.once("exit", r));
+    }
+    await stack?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  beforeEach(() => {
+    stack.replay.clearGuard();
+    stack.replay.clearRequests();
+  });
+
+  test("the worker warns at start that upstream certificates are not checked", () => {
+    expect(workerLog).toContain("UPSTREAM_TLS_INSECURE=true");
+  });
+
+  test("tls browser: the got rung is refused by its ClientHello, the impersonating rung gets the rich page", async () => {
+    stack.replay.setGuard({ tls: "browser" });
+    const res = await live("web-search", { query: "coffee" });
+    expect(res.body.job).toMatchObject({ status: "completed", credits: 1 });
+    expect(res.body.result.organic_results.length).toBeGreaterThan(5);
+    expect(seen()).toEqual([
+      expect.objectContaining({ path: "/search", tls: "other", guard: "tls" }),
+      expect.objectContaining({ path: "/search", tls: "chrome", guard: undefined }),
+    ]);
+  });
+
+  test("ua-consistency: an agent that claims Chrome over Node's TLS is refused; Chrome's own TLS passes", async () => {
+    stack.replay.setGuard({ uaConsistency: true });
+    const res = await live("web-search", { query: "coffee" });
+    expect(res.body.job.status).toBe("completed");
+    const log = seen();
+    expect(log[0]).toMatchObject({ ua: expect.stringContaining("Chrome/139"), tls: "other", guard: "ua" });
+    expect(log[1]).toMatchObject({ ua: expect.stringContaining("Chrome/151"), tls: "chrome", guard: undefined });
+  });
+
+  test("dead-agents: the basic layouts are refused and the job completes through the next rung", async () => {
+    writeTable(tableWith({ "web-search": ["basic-lynx", "basic-msie", "wml-chrome"] }, BASIC));
+    await waitFor("the worker to take the new table", () => workerLog.includes("profile table reloaded"), 10_000);
+    stack.replay.setGuard({ deadAgents: { always: ["Lynx", "MSIE", "Trident"], unlessBrowserTls: ["Nokia"] } });
+    const res = await live("web-search", { query: "coffee" });
+    expect(res.body.job).toMatchObject({ status: "completed", credits: 1 });
+    expect(seen().map((r) => [r.path, r.guard ?? "passed"])).toEqual([
+      ["/search", "dead-agent"],
+      ["/search", "dead-agent"],
+      ["/wml/search", "passed"],
+    ]);
+    writeTable(shipped);
+  }, 30_000);
+
+  describe("the 2026-11 preset", () => {
+    const WITHOUT_BROWSER: [string, Record<string, unknown>, string][] = [
+      ["web-search", { query: "coffee" }, "organic_results"],
+      ["web-news", { query: "schloss johannisberg" }, "news_results"],
+      ["web-images", { query: "初音ミク" }, "images_results"],
+      ["web-autocomplete", { query: "cheesecake" }, "suggestions"],
+    ];
+    const NEED_BROWSER: [string, Record<string, unknown>][] = [
+      ["web-local", { query: "coffee" }],
+      ["web-shopping-search", { query: "889894929969", country: "br", language: "pt" }],
+      ["web-shopping-product", { product_id: PRODUCT, country: "br" }],
+      ["web-shopping-product-info", { product_id: PRODUCT, country: "br" }],
+    ];
+
+    beforeAll(async () => {
+      writeTable(shipped);
+      await new Promise((r) => setTimeout(r, 1_500)); // the worker's watcher looks once a second
+    });
+    beforeEach(() => stack.replay.setGuard("2026-11"));
+
+    test.each(WITHOUT_BROWSER)("%s completes end to end through a rung that needs no browser", async (endpoint, params, block) => {
+      const res = await live(endpoint, params);
+      expect(res.body.job).toMatchObject({ status: "completed", error: null });
+      expect(res.body.result[block].length).toBeGreaterThan(0);
+      const log = seen();
+      // Whatever the ladder tried first was turned away by the guard; the request that got the page was not.
+      expect(log.at(-1)!.guard).toBeUndefined();
+      expect(log.at(-1)!.tls).toBe("chrome");
+      for (const r of log.slice(0, -1)) expect(["tls", "ua", "challenge"]).toContain(r.guard);
+    });
+
+    test.each(NEED_BROWSER)("%s fails with a clear error at 0 credits until the browser tier lands", async (endpoint, params) => {
+      const res = await live(endpoint, params);
+      expect(res.body.job).toMatchObject({ status: "failed", credits: 0, error: "upstream required JavaScript and no profile could pass it" });
+      const guards = seen().map((r) => r.guard);
+      expect(guards).toContain("challenge");
+      expect(guards.every((g) => g === "tls" || g === "ua" || g === "challenge")).toBe(true);
+    });
+
+    test("the worker logged which rungs were tried and how each ended", async () => {
+      await waitFor("the failure's rung summary", () => /"rungs":"product-panel \(http\): refused/.test(workerLog), 5_000);
+      expect(workerLog).toMatch(/product-panel-chrome \(impersonate chrome151\): js_wall/);
+    });
+  });
+
+  test("a new table file is used by the next job without a restart; a broken one is refused and the old one keeps working", async () => {
+    writeTable(tableWith({ "web-search": ["wml-chrome"] }));
+    await new Promise((r) => setTimeout(r, 1_500));
+    await live("web-search", { query: "coffee" });
+    expect(seen().map((r) => r.path)).toEqual(["/wml/search"]);
+
+    const broken = tableWith({ "web-search": ["desktop-chrome", "no-such-profile"] });
+    writeTable(broken);
+    await waitFor("the refusal in the worker's log", () => workerLog.includes('kinds.web-search.1: no profile named \\"no-such-profile\\"'), 10_000);
+    const res = await live("web-search", { query: "coffee" });
+    expect(res.body.job.status).toBe("completed");
+    expect(seen().map((r) => r.path)).toEqual(["/wml/search"]);
+    writeTable(shipped);
+  }, 30_000);
+
+  test("upstream status shows the worker's breakers", async () => {
+    const out = await waitFor(
+      "a published status",
+      () => {
+        const r = spawnSync(process.execPath, ["--import", "tsx", "apps/cli/src/main.ts", "upstream", "status"], {
+          cwd: ROOT,
+          encoding: "utf8",
+          env: { ...process.env, REDIS_URL, SERP_PREFIX: stack.prefix },
+        });
+        return r.stdout.includes("desktop@direct") && r.stdout;
+      },
+      15_000,
+      300,
+    );
+    expect(out).toMatch(/^worker \S+ at \S+: profile table /m);
+    expect(out).toMatch(/^\s+wml-chrome@direct\s+closed\s+-\s+results\s+\d+%/m);
+  }, 20_000);
+
+  /** The CLI's canary as an operator runs it (asynchronously: the replay answers from this process). */
+  const canary = async () => {
+    const child = spawn(process.execPath, ["--import", "tsx", "apps/cli/src/main.ts", "canary", "--json"], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "inherit"],
+      env: { ...process.env, ...upstreamEnv(), UPSTREAM_PROFILES_FILE: "" },
+    });
+    let stdout = "";
+    child.stdout!.on("data", (c: Buffer) => (stdout += c.toString()));
+    const status = await new Promise<number | null>((r) => child.once("exit", r));
+    return { status, report: JSON.parse(stdout) as { ok: boolean; dead: string[]; working: Record<string, string[]>; rows: { kind: string; profile: string; outcome: string }[] } };
+  };
+
+  test("the canary under the preset: a table of every rung, and exit 1 for the kinds that need a browser", async () => {
+    stack.replay.setGuard("2026-11");
+    const { status, report } = await canary();
+    expect(status).toBe(1);
+    expect(report.dead.sort()).toEqual(["web-local", "web-shopping-product", "web-shopping-product-info", "web-shopping-search"]);
+    expect(report.working["web-search"]).toEqual(["wml-chrome"]);
+    expect(report.rows.find((r) => r.kind === "web-search" && r.profile === "desktop")!.outcome).toBe("refused");
+    expect(report.rows.find((r) => r.kind === "web-search" && r.profile === "desktop-chrome")!.outcome).toBe("js_wall");
+  }, 60_000);
+
+  test("the canary unguarded: every kind has a working profile, exit 0", async () => {
+    const { status, report } = await canary();
+    expect(report.dead).toEqual([]);
+    expect(status).toBe(0);
+    expect(report.working["web-search"]).toEqual(["desktop", "desktop-chrome", "wml-chrome"]);
+  }, 60_000);
+});
