@@ -30,7 +30,7 @@ async function run(file: string): Promise<Row[]> {
 
 const rows: Row[] = [];
 const steal = hostSteal();
-for (const file of ["submissions.ts", "live-latency.ts", "worker-throughput.ts", "extraction.ts", "memory.ts"]) {
+for (const file of ["submissions.ts", "live-latency.ts", "worker-throughput.ts", "extraction.ts", "memory.ts", "transports.ts"]) {
   console.log(`\n== bench/${file}`);
   rows.push(...(await run(file)));
 }
@@ -83,6 +83,11 @@ What each one measures:
    \`parse5.parse\` of the same page (the run prints per-page figures).
 5. **Memory** (\`bench/memory.ts\`): Redis \`MEMORY USAGE\` of retained completed web-search job records
    vs the size of their result JSON.
+6. **Transports** (\`bench/transports.ts\`): the same captured page over TLS from the replay upstream
+   (its own process), one request at a time in alternating blocks: the impersonating transport (impit,
+   Chrome 151's ClientHello and HTTP/2) vs got over Node's TLS, latency p50/p99 and this process's CPU
+   per request (impit's threads included); then 1,000 requests from a new client of each, counting the
+   TLS handshakes the replay saw (kept-alive connections: target at most 10).
 `;
 const out = resolve(dirname(fileURLToPath(import.meta.url)), "../docs/BENCHMARKS.md");
 mkdirSync(dirname(out), { recursive: true });
