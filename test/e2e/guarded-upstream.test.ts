@@ -16,7 +16,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import request from "supertest";
-import { ROOT, waitFor } from "../ops/support.js";
+import { freePort, ROOT, waitFor } from "../ops/support.js";
 import { REDIS_URL, fixturesAvailable, startStack, type Stack } from "../support/stack.js";
 
 const d = fixturesAvailable ? describe : describe.skip;
@@ -245,5 +245,40 @@ d("the fetch ladder against a guarded upstream", () => {
     expect(report.dead).toEqual([]);
     expect(status).toBe(0);
     expect(report.working["web-search"]).toEqual(["desktop", "desktop-chrome", "wml-chrome"]);
+  }, 60_000);
+
+  test("a worker with CANARY_INTERVAL_MS runs the canary on its own: dead kinds are logged at error and exported as 0", async () => {
+    stack.replay.setGuard("2026-11");
+    const port = await freePort();
+    let log = "";
+    const canaryWorker = spawn(process.execPath, ["--import", "tsx", "apps/worker/src/index.ts"], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: {
+        ...process.env,
+        ...upstreamEnv(),
+        UPSTREAM_PROFILES_FILE: "",
+        REDIS_URL,
+        SERP_PREFIX: stack.prefix,
+        WORKER_QUEUES: "regular",
+        HEALTH_PORT: String(port),
+        CANARY_INTERVAL_MS: "1000",
+        LOG_LEVEL: "info",
+      },
+    });
+    canaryWorker.stdout!.on("data", (c: Buffer) => (log += c.toString()));
+    canaryWorker.stderr!.on("data", (c: Buffer) => (log += c.toString()));
+    try {
+      await waitFor("the canary's verdict", () => log.includes("canary: no working profile for"), 30_000);
+      const line = log.split("\n").find((l) => l.includes("canary: no working profile for"))!;
+      expect(JSON.parse(line)).toMatchObject({ level: 50, dead: expect.arrayContaining(["web-local", "web-shopping-search"]) });
+      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      expect(metrics).toMatch(/^serp_upstream_canary_working_profiles\{kind="web-local",app="worker"\} 0$/m);
+      expect(metrics).toMatch(/^serp_upstream_canary_working_profiles\{kind="web-search",app="worker"\} 1$/m);
+      expect(metrics).toMatch(/^serp_upstream_canary_runs_total\{result="dead",app="worker"\} [1-9]/m);
+    } finally {
+      canaryWorker.kill("SIGTERM");
+      await new Promise((r) => canaryWorker.once("exit", r));
+    }
   }, 60_000);
 });

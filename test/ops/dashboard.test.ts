@@ -1,8 +1,10 @@
 /**
- * The operators' queue dashboard at /admin/queues: absent without ADMIN_TOKEN (404), and behind it
- * when set (401 without or with a wrong token, 200 with the right one, by Bearer or basic auth).
+ * The operators' queue dashboard at /admin/queues and the upstream status at /admin/upstream:
+ * absent without ADMIN_TOKEN (404), and behind it when set (401 without or with a wrong token, 200
+ * with the right one, by Bearer or basic auth).
  */
 import request from "supertest";
+import { keySpace, UpstreamStatusBoard } from "@serp/store";
 import { loadOpsSettings } from "../../apps/api/src/ops/settings.js";
 import { startStack, type Stack } from "../support/stack.js";
 
@@ -29,7 +31,7 @@ describe("queue dashboard without ADMIN_TOKEN", () => {
   });
   afterAll(() => stack.close());
 
-  test.each(["/admin/queues", "/admin/queues/api/queues"])("%s answers 404, even with a token", async (path) => {
+  test.each(["/admin/queues", "/admin/queues/api/queues", "/admin/upstream"])("%s answers 404, even with a token", async (path) => {
     const res = await request(stack.api.app).get(path).set("Authorization", `Bearer ${TOKEN}`);
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe("not_found");
@@ -71,6 +73,16 @@ describe("queue dashboard with ADMIN_TOKEN", () => {
     expect(res.status).toBe(200);
     const queues = (res.body.queues as { name: string; readOnlyMode: boolean }[]).map((q) => [q.name, q.readOnlyMode]);
     expect(queues.sort()).toEqual([["fast", true], ["live", true], ["regular", true]]);
+  });
+
+  test("/admin/upstream lists what the workers publish about their profiles, behind the same token", async () => {
+    const board = new UpstreamStatusBoard(stack.redis, keySpace(stack.prefix));
+    const breaker = { key: "wml-chrome", profile: "wml-chrome", state: "closed", lastOutcome: "results", outcomes: { results: 3 }, successRate: 1 };
+    await board.publish("host-1", { tableVersion: "2026-11", breakers: [breaker] }, 30);
+    expect((await request(stack.api.app).get("/admin/upstream")).status).toBe(401);
+    const res = await request(stack.api.app).get("/admin/upstream").set("Authorization", `Bearer ${TOKEN}`);
+    expect(res.status).toBe(200);
+    expect(res.body.workers).toEqual([{ instance: "host-1", at: expect.any(String), status: { tableVersion: "2026-11", breakers: [breaker] } }]);
   });
 
   test("a read-only dashboard refuses to empty a queue", async () => {

@@ -31,7 +31,7 @@ d("metrics", () => {
     const port = await freePort();
     workerUrl = `http://127.0.0.1:${port}`;
     worker = spawnService("worker", {
-      REDIS_URL, SERP_PREFIX: stack.prefix, WORKER_QUEUES: "live,fast,regular", HEALTH_PORT: String(port), UPSTREAM_BASE_URL: stack.replay.url,
+      REDIS_URL, SERP_PREFIX: stack.prefix, WORKER_QUEUES: "live,fast,regular", HEALTH_PORT: String(port), UPSTREAM_BASE_URL: stack.replay.url, UPSTREAM_STATUS_INTERVAL_MS: "100",
     });
     await worker.waitForLog("workers ready", (l) => l.msg === "workers ready", 20_000);
   }, 30_000);
@@ -48,6 +48,8 @@ d("metrics", () => {
     const fast = await request(stack.api.app).post("/v1/jobs").set("Authorization", auth).send({ endpoint: "web-news", params: { query: "coffee" }, queue: "fast" });
     await pollUntilFinal(() => request(stack.api.app).get(`/v1/jobs/${fast.body.job.id}`).set("Authorization", auth));
 
+    // Breaker gauges are refreshed with the published status (every 100 ms here).
+    await new Promise((r) => setTimeout(r, 300));
     const res = await fetch(`${workerUrl}/metrics`);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/plain/);
@@ -57,6 +59,9 @@ d("metrics", () => {
     expect(sample(text, "serp_job_latency_seconds_count", liveSearch)).toBe(1);
     expect(sample(text, "serp_jobs_total", { endpoint: "web-news", queue: "fast", status: "completed" })).toBe(1);
     expect(sample(text, "serp_upstream_responses_total", { endpoint: "web-search", outcome: "results" })).toBeGreaterThanOrEqual(1);
+    // Per profile and proxy, in the breakers' words; each breaker's state as a gauge.
+    expect(sample(text, "serp_upstream_tries_total", { profile: "desktop", proxy: "direct", outcome: "results" })).toBeGreaterThanOrEqual(1);
+    expect(sample(text, "serp_upstream_breaker_state", { profile: "desktop", proxy: "direct" })).toBe(0);
     expect(sample(text, "serp_credits_charged_total", { endpoint: "web-search" })).toBe(1);
     expect(text).toContain("# TYPE serp_webhook_deliveries_total counter");
     expect(text).toContain("process_cpu_seconds_total");
