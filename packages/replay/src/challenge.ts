@@ -4,6 +4,8 @@
  * that does real work over it, sets `SG_SS=<nonce>.<expiry>.<token>` and reloads. The nonce is an
  * HMAC over a random part and the expiry under a per-server secret, so the cookie is checked statelessly.
  * `challengeToken` is the one implementation: run here to verify, stringified into the page for browsers.
+ * With headless detection on, the script first runs `isAutomated` (also defined once here and stringified)
+ * and sends an automated browser to the /sorry/ CAPTCHA instead of setting the cookie.
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { enableJsPage } from "./pages.js";
@@ -23,6 +25,35 @@ export function challengeToken(nonce: string): string {
     hash ^= hash >>> 15;
   }
   return (hash >>> 0).toString(16).padStart(8, "0");
+}
+
+/** What `isAutomated` reads of the page's `navigator`. */
+export interface AutomationNavigator {
+  webdriver?: boolean;
+  userAgent?: string;
+  userAgentData?: { brands?: readonly { brand: string }[] };
+  languages?: readonly string[];
+}
+
+/** What `isAutomated` reads of the page's `window`. */
+export interface AutomationWindow {
+  outerWidth?: number;
+  outerHeight?: number;
+}
+
+/**
+ * True when the browser shows one of the usual automation markers, each enough on its own: `webdriver`
+ * set, "Headless" in the user agent or its client-hint brands, no languages, or a zero-sized outer window
+ * (old headless). A headless Chromium launched with `--disable-blink-features=AutomationControlled`, a
+ * user agent without "Headless" and a locale shows none of them: plugins and timing are not looked at.
+ * Self-contained like `challengeToken`, so that its source runs as is in the page.
+ */
+export function isAutomated(nav: AutomationNavigator, win: AutomationWindow): boolean {
+  if (nav.webdriver === true) return true;
+  if (/Headless/.test(nav.userAgent ?? "")) return true;
+  for (const { brand } of nav.userAgentData?.brands ?? []) if (/Headless/.test(brand)) return true;
+  if (!nav.languages || nav.languages.length === 0) return true;
+  return win.outerWidth === 0 && win.outerHeight === 0;
 }
 
 /** `<random hex>-<signature hex>`: neither part contains the cookie's `.` separator. */
@@ -69,9 +100,15 @@ function cookieOf(header: string | undefined, name: string): string | undefined 
   return undefined;
 }
 
-/** The challenge: the enablejs wall (what a client without JS sees) plus the script that earns the cookie. */
-export function challengePage(query: string, sei: string, issued: IssuedChallenge, ttlMs: number): string {
+/**
+ * The challenge: the enablejs wall (what a client without JS sees) plus the script that earns the cookie.
+ * With `headlessDetect`, an automated browser is sent to /sorry/index instead (the CAPTCHA page).
+ */
+export function challengePage(query: string, sei: string, issued: IssuedChallenge, ttlMs: number, headlessDetect: boolean): string {
+  const detect = headlessDetect
+    ? `if((${isAutomated.toString()})(navigator,window)){location.replace("/sorry/index?continue="+encodeURIComponent(location.href));return;}`
+    : "";
   // Nonce (hex and `-`) and numbers only: nothing here can close the script element.
-  const script = `<script>(function(){var nonce=${JSON.stringify(issued.nonce)};var token=(${challengeToken.toString()})(nonce);document.cookie="${CHALLENGE_COOKIE}="+nonce+".${issued.expiry}."+token+"; path=/; max-age=${Math.ceil(ttlMs / 1000)}";location.reload();})();</script>`;
+  const script = `<script>(function(){${detect}var nonce=${JSON.stringify(issued.nonce)};var token=(${challengeToken.toString()})(nonce);document.cookie="${CHALLENGE_COOKIE}="+nonce+".${issued.expiry}."+token+"; path=/; max-age=${Math.ceil(ttlMs / 1000)}";location.reload();})();</script>`;
   return enableJsPage(query, sei, script);
 }

@@ -19,7 +19,10 @@ export interface GuardConfig {
   deadAgents?: { always: string[]; unlessBrowserTls: string[] } | false;
   /** Per client (JA4, or "plain" without TLS, plus remote address), at most `limit` per fixed window. */
   rate?: { limit: number; windowMs: number; answer: "429" | "sorry" } | false;
-  /** Reserved for headless-browser detection: accepted and stored, not yet enforced. */
+  /**
+   * Headless browsers on the challenged paths (so it needs `jsChallenge`): a `HeadlessChrome` UA is sent to
+   * /sorry/ at once, and the challenge page's script sends a browser showing automation markers there too.
+   */
   headlessDetect?: boolean;
 }
 
@@ -46,7 +49,8 @@ export const GUARD_PRESETS = {
     // 2026-04-09: SearXNG gets the CAPTCHA (/sorry/) again (searxng#5958); Firecrawl users see "Too many
     // requests" (firecrawl#1140). The limit itself is not published: 600/min is a stand-in.
     rate: { limit: 600, windowMs: 60_000, answer: "sorry" },
-    // 2025–2026: headless Chrome gets CAPTCHAs where headed passes (BotBrowser#73, SeleniumBase#3988).
+    // 2025–2026: headless Chrome gets CAPTCHAs where headed passes (BotBrowser#73 with --headless=new;
+    // SeleniumBase#3988 on every request; undetected-chromedriver#2270). Enforced through the challenge page.
     headlessDetect: true,
   },
 } as const satisfies Record<string, GuardConfig>;
@@ -150,6 +154,7 @@ export function parseGuard(input: unknown): GuardConfig {
       answer: rate.answer,
     };
   }
+  if (config.headlessDetect && !config.jsChallenge) throw new GuardError("headlessDetect works through the JS challenge: set jsChallenge too");
   return config;
 }
 
@@ -171,12 +176,12 @@ export function uaFamily(userAgent: string | undefined): UaFamily | undefined {
 }
 
 /** What the guard did to a request: "pass" lets it through to the normal answer (and faults). */
-export type GuardAction = "tls" | "ua" | "dead-agent" | "challenge" | "rate";
+export type GuardAction = "tls" | "ua" | "dead-agent" | "headless" | "challenge" | "rate";
 export type GuardVerdict =
   | { action: "pass"; challengePassed: boolean }
-  | { action: "tls" | "ua" | "dead-agent" }
+  | { action: "tls" | "ua" | "dead-agent" | "headless" }
   | { action: "rate"; answer: "429" | "sorry" }
-  | { action: "challenge"; issued: IssuedChallenge; ttlMs: number };
+  | { action: "challenge"; issued: IssuedChallenge; ttlMs: number; headlessDetect: boolean };
 
 export interface GuardRequest {
   path: string;
@@ -227,7 +232,7 @@ export class Guard {
     return structuredClone(this.config);
   }
 
-  /** Checks in the upstream's order: rate, tls, dead agents, UA consistency, JS challenge. */
+  /** Checks in the upstream's order: rate, tls, dead agents, UA consistency, headless UA, JS challenge. */
   check(req: GuardRequest, now = Date.now()): GuardVerdict {
     const { config } = this;
     if (config.rate && this.overRate(config.rate, `${req.tls?.ja4 ?? "plain"} ${req.remoteAddress ?? ""}`, now)) {
@@ -241,8 +246,10 @@ export class Guard {
     const claimed = uaFamily(req.userAgent);
     if (config.uaConsistency && claimed && claimed !== (req.tls?.family ?? "other")) return { action: "ua" };
     if (config.jsChallenge && config.jsChallenge.paths.some((prefix) => req.path.startsWith(prefix))) {
+      const headlessDetect = config.headlessDetect === true;
+      if (headlessDetect && ua.includes("HeadlessChrome")) return { action: "headless" };
       if (!this.signer.verify(req.cookie, now)) {
-        return { action: "challenge", issued: this.signer.issue(config.jsChallenge.ttlMs, now), ttlMs: config.jsChallenge.ttlMs };
+        return { action: "challenge", issued: this.signer.issue(config.jsChallenge.ttlMs, now), ttlMs: config.jsChallenge.ttlMs, headlessDetect };
       }
       return { action: "pass", challengePassed: true };
     }

@@ -2,5 +2,5 @@ export { startReplayServer, type RecordedRequest, type ReplayOptions, type Repla
 export { FAULT_MODES, parseFaults, FaultsError, type FaultMode, type Faults } from "./faults.js";
 export { GUARD_PRESETS, GuardError, guardPreset, parseGuard, type GuardConfig, type GuardPresetName, type GuardTlsLevel } from "./guard.js";
 export { describeHello, type HelloDescription, type TlsFamily } from "./fingerprint.js";
-export { CHALLENGE_COOKIE, challengeToken } from "./challenge.js";
+export { CHALLENGE_COOKIE, challengeToken, isAutomated, type AutomationNavigator, type AutomationWindow } from "./challenge.js";
 export { REPLAY_KINDS, layoutFor, slugOf, targetOf, type ReplayKind, type Target, type WebLayout } from "./target.js";

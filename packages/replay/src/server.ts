@@ -181,12 +181,16 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
         return { status: 403, body: errorPage(403, url.pathname), headers: {} };
       case "dead-agent":
         return { status: 200, body: unsupportedBrowserPage(), headers: {} };
-      case "rate": {
+      case "rate":
+      case "headless": {
         const origin = originOf(req);
-        return blockAnswer(verdict.answer === "429" ? "rate-limit" : "sorry-redirect", new URL(`${url.pathname}${url.search}`, origin), origin);
+        const mode = verdict.action === "rate" && verdict.answer === "429" ? "rate-limit" : "sorry-redirect";
+        return blockAnswer(mode, new URL(`${url.pathname}${url.search}`, origin), origin);
       }
-      case "challenge":
-        return { status: 200, body: challengePage(url.searchParams.get("q") ?? "", randomToken(), verdict.issued, verdict.ttlMs), headers: {} };
+      case "challenge": {
+        const { issued, ttlMs, headlessDetect } = verdict;
+        return { status: 200, body: challengePage(url.searchParams.get("q") ?? "", randomToken(), issued, ttlMs, headlessDetect), headers: {} };
+      }
     }
   }
 

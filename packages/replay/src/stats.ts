@@ -6,14 +6,14 @@ export interface ReplayStats {
   tlsHandshakes: number;
   /** Upstream requests (control paths not counted). */
   requests: number;
-  refused: { tls: number; ua: number; deadAgent: number; rate: number };
+  refused: { tls: number; ua: number; deadAgent: number; rate: number; headless: number };
   /** Answered with the JS challenge. */
   challenged: number;
   /** On a challenged path with a valid SG_SS cookie. */
   challengePassed: number;
 }
 
-const zero = (): ReplayStats => ({ tlsHandshakes: 0, requests: 0, refused: { tls: 0, ua: 0, deadAgent: 0, rate: 0 }, challenged: 0, challengePassed: 0 });
+const zero = (): ReplayStats => ({ tlsHandshakes: 0, requests: 0, refused: { tls: 0, ua: 0, deadAgent: 0, rate: 0, headless: 0 }, challenged: 0, challengePassed: 0 });
 
 export class Stats {
   private counts = zero();
@@ -30,6 +30,7 @@ export class Stats {
       case "tls":
       case "ua":
       case "rate":
+      case "headless":
         counts.refused[verdict.action] += 1;
         break;
       case "dead-agent":

@@ -1,7 +1,8 @@
 /**
  * Guard mode against real TLS clients on 127.0.0.1: Node's own TLS (never browser-shaped) and impit's
  * Chrome 124 ("chrome"), Chrome 151 and Firefox profiles. Each behaviour on its own, then the preset over
- * the control endpoint, the stats, the request log and faults after the guard.
+ * the control endpoint, the stats, the request log and faults after the guard. The challenge page's script
+ * runs in node:vm against a fake navigator, window, location and document (headless detection included).
  */
 import { existsSync } from "node:fs";
 import { Agent, request } from "node:https";
@@ -10,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { runInNewContext } from "node:vm";
 import { Impit } from "impit";
 import { startReplayServer, type ReplayServer } from "../src/index.js";
-import { challengeToken } from "../src/challenge.js";
+import { ChallengeSigner, challengePage, challengeToken, isAutomated, type AutomationNavigator, type AutomationWindow } from "../src/challenge.js";
 import { GuardError, guardPreset } from "../src/guard.js";
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
@@ -27,6 +28,7 @@ const UA = {
   lynx: "Lynx/2.8.9rel.1 libwww-FM/2.14 SSL-MM/1.4.1 OpenSSL/1.1.1",
   msie: "Mozilla/5.0 (MSIE 10.0; Windows NT 6.1; Trident/5.0)",
   nokia: "Nokia6230i/2.0 (03.80) Profile/MIDP-2.0 Configuration/CLDC-1.1",
+  headless: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36",
 };
 
 /** Strings known to be in exactly the named captured file. */
@@ -34,6 +36,73 @@ const COFFEE = { file: "web/coffee-desktop-2023.html", marker: "kEI:'k17AZJSJEpb
 const COFFEE_NOJS = { file: "web-nojs/coffee-nojs-2023.html", marker: "ei=4hV6ZOuZK9mekdUP97uUwA0" };
 const RESULT_MARKERS = ["data-hveid", 'id="rso"', "/url?q=", 'class="g"'];
 const JS_WALL = "/httpservice/retry/enablejs";
+
+/** A headless Chromium launched with AutomationControlled off, a user agent without "Headless" and a locale. */
+const CAREFUL: AutomationNavigator = {
+  webdriver: false,
+  userAgent: UA.chrome,
+  userAgentData: { brands: [{ brand: "Chromium" }, { brand: "Not.A/Brand" }] },
+  languages: ["en-US", "en"],
+};
+const WINDOW: AutomationWindow = { outerWidth: 1280, outerHeight: 800 };
+const PAGE_URL = "https://replay.test/search?q=coffee";
+
+/** Runs a challenge page's inline script as a browser at PAGE_URL would; returns what it did. */
+function runChallenge(page: string, navigator = CAREFUL, window = WINDOW): { cookie: string; reloaded: boolean; replacedWith?: string } {
+  const script = /<script>([\s\S]*?)<\/script>/.exec(page)?.[1];
+  expect(script).toBeDefined();
+  const location = {
+    href: PAGE_URL,
+    reloaded: false,
+    replacedWith: undefined as string | undefined,
+    reload() { this.reloaded = true; },
+    replace(url: string) { this.replacedWith = url; },
+  };
+  const document = { cookie: "" };
+  runInNewContext(script ?? "", { navigator, window, location, document }, { timeout: 2000 });
+  return { cookie: document.cookie, reloaded: location.reloaded, replacedWith: location.replacedWith };
+}
+
+/** Runs the script as a clean browser; returns the cookie it sets. */
+function solve(page: string): string {
+  const ran = runChallenge(page);
+  expect(ran).toMatchObject({ reloaded: true, replacedWith: undefined });
+  return ran.cookie;
+}
+
+describe("headless detection, without a browser", () => {
+  test("isAutomated: a careful headless Chromium shows no marker; each marker alone is enough", () => {
+    expect(isAutomated(CAREFUL, WINDOW)).toBe(false);
+    // Headless new mode has plugins and a real window size: neither is looked at.
+    expect(isAutomated({ ...CAREFUL, userAgentData: undefined }, WINDOW)).toBe(false);
+    const caught: [string, AutomationNavigator, AutomationWindow][] = [
+      ["webdriver", { ...CAREFUL, webdriver: true }, WINDOW],
+      ["HeadlessChrome UA", { ...CAREFUL, userAgent: UA.headless }, WINDOW],
+      ["HeadlessChrome brand", { ...CAREFUL, userAgentData: { brands: [{ brand: "HeadlessChrome" }, { brand: "Chromium" }] } }, WINDOW],
+      ["no languages", { ...CAREFUL, languages: [] }, WINDOW],
+      ["languages missing", { ...CAREFUL, languages: undefined }, WINDOW],
+      ["zero outer window", CAREFUL, { outerWidth: 0, outerHeight: 0 }],
+    ];
+    for (const [marker, nav, win] of caught) expect([marker, isAutomated(nav, win)]).toEqual([marker, true]);
+  });
+
+  test("the page's script sends an automated browser to /sorry/index and lets a clean one set the cookie", () => {
+    const signer = new ChallengeSigner();
+    const issued = signer.issue(60_000);
+    const page = challengePage("coffee", "sei", issued, 60_000, true);
+
+    const automated = runChallenge(page, { ...CAREFUL, webdriver: true });
+    expect(automated).toEqual({ cookie: "", reloaded: false, replacedWith: `/sorry/index?continue=${encodeURIComponent(PAGE_URL)}` });
+    expect(runChallenge(page, CAREFUL, { outerWidth: 0, outerHeight: 0 }).replacedWith).toMatch(/^\/sorry\/index\?continue=/);
+
+    const cookie = solve(page);
+    expect(signer.verify(cookie.split("; ")[0])).toBe(true);
+    // Without headlessDetect the script does not look at the browser.
+    const plain = challengePage("coffee", "sei", issued, 60_000, false);
+    expect(plain).not.toContain("webdriver");
+    expect(runChallenge(plain, { ...CAREFUL, webdriver: true }).reloaded).toBe(true);
+  });
+});
 
 interface Answer {
   status: number;
@@ -102,16 +171,6 @@ describeIfFixtures("replay guard mode", () => {
     for (const marker of RESULT_MARKERS) expect(page.body).not.toContain(marker);
   }
 
-  /** Runs the challenge page's inline script as a browser would; returns the cookie it sets. */
-  function solve(page: string): string {
-    const script = /<script>([\s\S]*?)<\/script>/.exec(page)?.[1];
-    expect(script).toBeDefined();
-    const browser = { document: { cookie: "" }, location: { reloaded: false, reload() { this.reloaded = true; } } };
-    runInNewContext(script ?? "", browser, { timeout: 2000 });
-    expect(browser.location.reloaded).toBe(true);
-    return browser.document.cookie;
-  }
-
   beforeAll(async () => {
     server = await startReplayServer({ dir: FIXTURES_DIR, https: true });
     agent = new Agent({ ca: server.certPem, keepAlive: true });
@@ -154,7 +213,7 @@ describeIfFixtures("replay guard mode", () => {
     expectForbidden(await viaImpit("chrome124", "/search?q=coffee"), "tls");
     expectForbidden(await viaImpit("firefox", "/search?q=coffee", UA.firefox), "tls");
     expectPage(await viaImpit("chrome151", "/search?q=coffee"), COFFEE);
-    expect(server.stats().refused).toEqual({ tls: 2, ua: 0, deadAgent: 0, rate: 0 });
+    expect(server.stats().refused).toEqual({ tls: 2, ua: 0, deadAgent: 0, rate: 0, headless: 0 });
   });
 
   test("uaConsistency: a UA whose family the ClientHello contradicts is refused; no claimed family is not checked", async () => {
@@ -220,6 +279,38 @@ describeIfFixtures("replay guard mode", () => {
     });
   });
 
+  describe("headlessDetect", () => {
+    beforeEach(() => server.setGuard({ jsChallenge: { paths: ["/search", "/shopping/"], ttlMs: 600_000 }, headlessDetect: true }));
+
+    test("a HeadlessChrome UA on a challenged path goes to /sorry/ at once, even with a valid cookie", async () => {
+      const refused = await viaImpit("chrome151", "/search?q=coffee", UA.headless);
+      expect(refused.status).toBe(302);
+      expect(refused.header("x-replay-guard")).toBe("headless");
+      const location = refused.header("location") ?? "";
+      expect(location.startsWith(`${server.url}/sorry/index?continue=${encodeURIComponent(`${server.url}/search?q=coffee`)}&q=`)).toBe(true);
+      const captcha = await viaImpit("chrome151", location.slice(server.url.length), UA.headless);
+      expect(captcha.status).toBe(429);
+      expect(captcha.body).toContain('id="captcha-form"');
+
+      const pair = solve((await viaImpit("chrome151", "/search?q=coffee")).body).split("; ")[0] ?? "";
+      expect((await viaImpit("chrome151", "/search?q=coffee", UA.headless, pair)).header("x-replay-guard")).toBe("headless");
+      // Paths without the challenge are not checked.
+      expectPage(await viaImpit("chrome151", "/wml/search?q=coffee", UA.headless), COFFEE_NOJS);
+      expect(server.requests().map((r) => r.guard)).toEqual(["headless", undefined, "challenge", "headless", undefined]);
+      expect(server.stats()).toMatchObject({ refused: { headless: 2 }, challenged: 1 });
+    });
+
+    test("the challenge page sends an automated browser to /sorry/ and lets a careful one earn the cookie", async () => {
+      const page = await viaImpit("chrome151", "/search?q=coffee");
+      expectChallenge(page);
+      for (const automated of [{ ...CAREFUL, webdriver: true }, { ...CAREFUL, languages: [] }]) {
+        expect(runChallenge(page.body, automated)).toEqual({ cookie: "", reloaded: false, replacedWith: `/sorry/index?continue=${encodeURIComponent(PAGE_URL)}` });
+      }
+      const pair = solve(page.body).split("; ")[0] ?? "";
+      expectPage(await viaImpit("chrome151", "/search?q=coffee", UA.chrome, pair), COFFEE);
+    });
+  });
+
   test("rate: the (limit+1)th request of a client in the window gets 429, or the sorry redirect", async () => {
     server.setGuard({ rate: { limit: 3, windowMs: 60_000, answer: "429" } });
     for (let i = 0; i < 3; i++) expect((await viaNode("/complete/search?client=toolbar&output=toolbar&q=cheesecake")).status).toBe(200);
@@ -247,9 +338,10 @@ describeIfFixtures("replay guard mode", () => {
     expectForbidden(await viaImpit("chrome124", "/wml/search?q=coffee", UA.nokia), "tls");
     expectForbidden(await viaImpit("chrome151", "/search?q=coffee", UA.firefox), "ua");
     expectUnsupported(await viaImpit("chrome151", "/search?q=coffee", UA.lynx));
+    expect((await viaImpit("chrome151", "/search?q=coffee", UA.headless)).header("x-replay-guard")).toBe("headless");
     expectChallenge(await viaImpit("chrome151", "/search?q=coffee", UA.chrome));
     expectPage(await viaImpit("chrome151", "/wml/search?q=coffee", UA.nokia), COFFEE_NOJS);
-    expect(server.requests().map((r) => r.guard)).toEqual(["tls", "tls", "ua", "dead-agent", "challenge", undefined]);
+    expect(server.requests().map((r) => r.guard)).toEqual(["tls", "tls", "ua", "dead-agent", "headless", "challenge", undefined]);
 
     const cleared = await viaNode("/__replay/guard", UA.chrome, { method: "DELETE" });
     expect(JSON.parse(cleared.body)).toEqual({});
@@ -266,6 +358,8 @@ describeIfFixtures("replay guard mode", () => {
       JSON.stringify({ preset: "1999-01" }),
       JSON.stringify({ preset: "2026-11", tls: "off" }),
       JSON.stringify({ uaConsistency: "yes" }),
+      JSON.stringify({ headlessDetect: true }),
+      JSON.stringify({ headlessDetect: true, jsChallenge: false }),
       JSON.stringify({ jsChallenge: { paths: ["search"], ttlMs: 60_000 } }),
       JSON.stringify({ jsChallenge: { paths: ["/search"] } }),
       JSON.stringify({ deadAgents: { always: ["("], unlessBrowserTls: [] } }),
@@ -288,7 +382,7 @@ describeIfFixtures("replay guard mode", () => {
       const res = await client.fetch(`${server.url}/complete/search?client=toolbar&output=toolbar&q=cheesecake`);
       await res.text();
     }
-    expect(server.stats()).toEqual({ tlsHandshakes: 1, requests: 50, refused: { tls: 0, ua: 0, deadAgent: 0, rate: 0 }, challenged: 0, challengePassed: 0 });
+    expect(server.stats()).toEqual({ tlsHandshakes: 1, requests: 50, refused: { tls: 0, ua: 0, deadAgent: 0, rate: 0, headless: 0 }, challenged: 0, challengePassed: 0 });
     expect(new Set(server.requests().map((r) => r.httpVersion))).toEqual(new Set(["2.0"]));
     const overHttp = JSON.parse((await viaNode("/__replay/stats")).body) as { tlsHandshakes: number; requests: number };
     expect(overHttp).toMatchObject({ requests: 50 });
