@@ -97,6 +97,18 @@ export interface KnowledgeGraph {
   attributes?: Record<string, string>;
 }
 
+/** A post of a "Discussions and forums" card: only what the card shows. */
+export interface DiscussionAndForum {
+  position: number;
+  title: string;
+  link: string;
+  /** The site as the card prints it (`www.quora.com`). */
+  source?: string;
+  date?: string;
+  /** Other facts on the card's line (`51 posts`). */
+  extensions?: string[];
+}
+
 export interface RelatedSearch {
   query: string;
   link: string;
@@ -109,6 +121,7 @@ export interface WebSearchBlocks {
   related_questions?: RelatedQuestion[];
   local_results?: { places: LocalPlace[]; more_locations_link?: string };
   top_stories?: TopStory[];
+  discussions_and_forums?: DiscussionAndForum[];
   knowledge_graph?: KnowledgeGraph;
   related_searches?: RelatedSearch[];
   search_information?: { total_results?: number; time_taken_displayed?: number; query_displayed?: string };

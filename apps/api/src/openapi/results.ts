@@ -107,6 +107,15 @@ const topStory = z.object({
   thumbnail: z.string().optional(),
 });
 
+const discussionAndForum = z.object({
+  position: z.int(),
+  title: z.string(),
+  link: z.string(),
+  source: z.string().optional(),
+  date: z.string().optional(),
+  extensions: z.array(z.string()).optional(),
+});
+
 const knowledgeGraph = z.object({
   title: z.string(),
   type: z.string().optional(),
@@ -186,6 +195,7 @@ export const RESULT_BLOCKS = {
     related_questions: z.array(relatedQuestion).optional(),
     local_results: z.object({ places: z.array(localPlace), more_locations_link: z.string().optional() }).optional(),
     top_stories: z.array(topStory).optional(),
+    discussions_and_forums: z.array(discussionAndForum).optional(),
     knowledge_graph: knowledgeGraph.optional(),
     related_searches: z.array(z.object({ query: z.string(), link: z.string() })).optional(),
     search_information: z

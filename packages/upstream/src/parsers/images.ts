@@ -8,7 +8,7 @@
 import type { ImageResult, ImagesBlocks } from "@serp/shared";
 import { textContent } from "domutils";
 import { isTag } from "domhandler";
-import { attr, parseHtml, scan, scansOf, targetUrl, text, unwrapWayback, type Element, type Scan } from "../dom.js";
+import { all, attr, parseHtml, scan, scansOf, targetUrl, text, unwrapWayback, type AnyNode, type Element, type Scan } from "../dom.js";
 
 /** Images tab as a browser renders it (`udm=2`, 2025): one `data-attrid` tile per image. */
 const MODERN = {
@@ -17,6 +17,20 @@ const MODERN = {
   title: ".toI8Rb",
   source: ".guK3rf",
   image: ".H8Rx8c img",
+} as const;
+
+/**
+ * Desktop grid of 2020–2022 (`div.isv-r`, images/string-term-images-desktop-2021-wayback): the tile
+ * carries the image's id (`data-id`) and full size (`data-ow`/`data-oh`); its thumbnail link holds
+ * the `img` (a placeholder with the URL in `data-src` below the first rows), its caption link
+ * (`a.VFACy`) the page, the title (`title`) and the site (`.fxgdke`). The full-size URL is only in
+ * the page's data script, keyed by the tile's id: see `originalsOf`.
+ */
+const GRID_2021 = {
+  tile: "div.isv-r",
+  link: "a.VFACy[href]",
+  source: ".fxgdke",
+  image: "img",
 } as const;
 
 /**
@@ -71,6 +85,23 @@ const LAYOUTS: Layout[] = [
     },
   },
   {
+    name: "isv-grid-2021",
+    tiles: GRID_2021.tile,
+    parts: [GRID_2021.link, GRID_2021.source, GRID_2021.image],
+    read: (tile, parts) => {
+      const a = parts.first(GRID_2021.link);
+      const img = parts.first(GRID_2021.image);
+      return {
+        title: attr(a, "title") || attr(img, "alt") || undefined,
+        link: pageLink(attr(a, "href")),
+        source: parts.textOf(GRID_2021.source),
+        thumbnail: thumbnailOf(img),
+        original_width: positiveInt(attr(tile, "data-ow") ?? null),
+        original_height: positiveInt(attr(tile, "data-oh") ?? null),
+      };
+    },
+  },
+  {
     name: "basic-table-2017",
     tiles: BASIC_TABLE.tile,
     parts: [BASIC_TABLE.source, BASIC_TABLE.link, BASIC_TABLE.image],
@@ -109,18 +140,44 @@ const LAYOUTS: Layout[] = [
   },
 ];
 
+/**
+ * Deferred content: the 2021 grid serves its first rows in place and the rest in `<template>`s at the
+ * end of the page, which a script moves into the grid on load (images/string-term-images-desktop-
+ * 2021-wayback: 50 tiles in place, 53 deferred). They are part of the page as shown.
+ */
+const DEFERRED = "template";
+
+/** The page's matches, those inside its templates appended (a scan does not enter a template). */
+function withDeferred(page: Scan): { all(selector: string): readonly Element[] } {
+  const templates = page.all(DEFERRED);
+  if (templates.length === 0) return page;
+  // parse5 keeps a template's content as a fragment, the template's one child.
+  const deferred = templates.map((t) => scan(t.children[0] ?? t, PAGE_PARTS));
+  const merged = new Map<string, readonly Element[]>();
+  return {
+    all(selector) {
+      let found = merged.get(selector);
+      if (!found) merged.set(selector, (found = [...page.all(selector), ...deferred.flatMap((d) => d.all(selector))]));
+      return found;
+    },
+  };
+}
+
 /** A layout's parts and the `/imgres?` link: what a tile is read from. */
 const TILE_PARTS = new Map(LAYOUTS.map((l) => [l, [...l.parts, IMGRES.link]]));
 /** The tiles of every layout and their parts, found in one scan of the page. */
 const PAGE_PARTS = [...new Set(LAYOUTS.flatMap((l) => [l.tiles, ...TILE_PARTS.get(l)!]))];
 
 export function parseImages(html: string): ImagesBlocks {
-  const page = scan(parseHtml(html), PAGE_PARTS);
+  const doc = parseHtml(html);
+  const page = withDeferred(scan(doc, [...PAGE_PARTS, DEFERRED]));
   for (const layout of LAYOUTS) {
     const tiles = page.all(layout.tiles);
     if (tiles.length === 0) continue;
     const parts = scansOf(tiles, TILE_PARTS.get(layout)!, (part) => page.all(part));
-    const items = mergeRepeats(tiles.map((tile, i) => withImgres(tile, parts[i]!, layout.read(tile, parts[i]!))));
+    let read = tiles.map((tile, i) => withImgres(tile, parts[i]!, layout.read(tile, parts[i]!)));
+    if (layout.tiles === GRID_2021.tile) read = withOriginals(read, tiles, doc);
+    const items = mergeRepeats(read);
     return { images_results: items.map((fields, i) => ({ position: i + 1, ...compact(fields) })) };
   }
   return { images_results: [] };
@@ -154,6 +211,38 @@ function withImgres(tile: Element, parts: Scan, fields: Fields): Fields {
   const a = tile.name === "a" && attr(tile, "href")?.includes("/imgres?") ? tile : parts.first(IMGRES.link);
   const res = parseImgres(attr(a, "href"));
   return res ? { ...res, ...compact(fields) } : fields;
+}
+
+/**
+ * The full-size URL of each 2021 grid tile, read from the page's data script, where each image is
+ * `"<tile id>",["<thumbnail>",h,w],["<full-size URL>",h,w]`. One pass over the scripts' text.
+ */
+const ORIGINAL_ENTRY = /"([\w-]+)",\["https:\/\/encrypted-tbn[^"]*",\d+,\d+\]\s*,\["((?:[^"\\]|\\.)+)",\d+,\d+\]/g;
+
+function withOriginals(items: Fields[], tiles: readonly Element[], doc: AnyNode): Fields[] {
+  const ids = new Map<string, number>();
+  tiles.forEach((tile, i) => {
+    const id = attr(tile, "data-id") ?? attr(tile, "data-tbnid");
+    if (id) ids.set(id, i);
+  });
+  if (ids.size === 0 || items.length !== tiles.length) return items;
+  for (const script of all("script", doc)) {
+    const code = textContent(script);
+    if (!code.includes("encrypted-tbn")) continue;
+    for (const m of code.matchAll(ORIGINAL_ENTRY)) {
+      const i = ids.get(m[1]!);
+      if (i === undefined || items[i]!.original) continue;
+      let url: string | undefined;
+      try {
+        url = JSON.parse(`"${m[2]}"`) as string;
+      } catch {
+        continue;
+      }
+      const original = httpUrl(url);
+      if (original) items[i] = { ...items[i]!, original };
+    }
+  }
+  return items;
 }
 
 /** Light layouts link an image twice (picture, then caption): one item per image, the caption kept. */

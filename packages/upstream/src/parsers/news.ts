@@ -1,11 +1,14 @@
 /**
  * News search (`tbm=nws`) → `news_results` (SPEC §2.5 news item). Two families of layout:
  *
- * - the page a browser renders (2022–2025): one `div.SoaBEf` card per article, the publisher above
- *   the headline, a snippet, the age at the bottom and a square thumbnail;
+ * - the page a browser renders: one card per article, the publisher above the headline, a snippet,
+ *   the age at the bottom and a square thumbnail. `div.SoaBEf` cards 2022–2025; 2019–2021 a grid of
+ *   `g-card`s each holding a `div.dbsr` link block (news/win10-iso-news-2019-wayback);
  * - the light pages served to simple user agents: basic HTML (`gbv=1`, Lynx / old IE) with one
- *   `div.ezO2md` block per article, and WML (`/wml/search`, feature phones) where each article is one
- *   `/url?q=` link holding its title (`.M3vVJe`), source (`.dXDvrc`), age (`.YVIcad`) and thumbnail.
+ *   `div.ezO2md` block per article (2024+) or one `div.ZINbbc` block (2021–2022, the same blocks as
+ *   the light web page: news/virtual-reality-experience-news-basic-2022-wayback), and WML
+ *   (`/wml/search`, feature phones) where each article is one `/url?q=` link holding its title
+ *   (`.M3vVJe`), source (`.dXDvrc`), age (`.YVIcad`) and thumbnail.
  *
  * An article needs a headline, a real target link and a publisher or an age; anything else in those
  * containers (related searches, pagination) is not an article.
@@ -16,11 +19,13 @@ import {
   attr,
   first,
   isPlaceholderImage,
+  matches,
   parseHtml,
   scan,
   scriptedImageSources,
   targetUrl,
   text,
+  textWithout,
   type Document,
   type Element,
   type Scan,
@@ -28,29 +33,41 @@ import {
 
 /** The rendered results page (2022–2025). */
 const CARD = {
-  card: "div.SoaBEf",
+  // div.SoaBEf 2022–2025 · div.dbsr 2019–2021
+  card: "div.SoaBEf, div.dbsr",
   link: "a.WlydOe[href]",
   anyLink: "a[href]",
-  title: ['[role="heading"]', ".MBeuO", ".mCBkyc"],
-  source: [".MgUUmf > span", ".NUnG9d > span", ".CEMjEf > span"],
-  snippet: ".GI74Re",
-  date: [".LfVVr", ".rbYSKb", ".ZE0LJd", ".WG9SHc"],
-  thumbnail: ".gpjNTe img, .uhHOwf img, .FAkayc img",
+  // .nDgy9d: 2019–2021 headline
+  title: ['[role="heading"]', ".MBeuO", ".mCBkyc", ".nDgy9d"],
+  // .pDavDe: 2019 publisher line (favicon, then the name) · .XTjFC: 2020–2021
+  source: [".MgUUmf > span", ".NUnG9d > span", ".CEMjEf > span", ".pDavDe", ".XTjFC"],
+  // .eYN3rb 2019 · .Y3v8qd 2020–2021
+  snippet: ".GI74Re, .eYN3rb, .Y3v8qd",
+  // .eNg7of 2019
+  date: [".LfVVr", ".rbYSKb", ".ZE0LJd", ".WG9SHc", ".eNg7of"],
+  // .QY30V: the 2019 card's picture (its publisher favicon is in .pDavDe)
+  thumbnail: ".gpjNTe img, .uhHOwf img, .FAkayc img, .QY30V img",
 } as const;
 
 /** What a card is read from, found in one scan of the card. */
 const CARD_PARTS = [CARD.link, CARD.anyLink, ...CARD.title, ...CARD.source, CARD.snippet, ...CARD.date, CARD.thumbnail];
 
-/** Basic HTML (`div.ezO2md`) and WML (`div.zMzFAb`, or bare `/url?q=` links) pages. */
+/**
+ * Basic HTML (`div.ezO2md` 2024+, `div.ZINbbc` 2021–2022) and WML (`div.zMzFAb`, or bare `/url?q=`
+ * links) pages. The 2021–2022 block is the light web page's result block: headline in `h3 .vvjwJb`,
+ * the publisher where the web page puts the displayed link (`.UPmit`), then a text block starting
+ * with the age (`span.xUrNXd`, then a `·` in another `span.xUrNXd`).
+ */
 const LIGHT = {
-  block: "div.ezO2md, div.zMzFAb",
+  block: "div.ezO2md, div.zMzFAb, div.ZINbbc",
   link: 'a[href*="/url?q="]',
-  title: ["span.M3vVJe", "span.CVA68e", "span.fuLhoc", ".M3vVJe", ".fuLhoc"],
+  title: ["span.M3vVJe", "span.CVA68e", "span.fuLhoc", ".M3vVJe", ".fuLhoc", "h3 .vvjwJb"],
   sourceText: ".dXDvrc .fYyStc:not(.YVIcad)",
-  source: ".dXDvrc",
-  date: ".YVIcad",
+  source: ".dXDvrc, .BNeawe.UPmit",
+  date: ".YVIcad, span.xUrNXd",
   snippetText: ".FrIlee .fYyStc:not(.YVIcad)",
-  snippet: ".FrIlee",
+  // the innermost text block of a 2021–2022 block (outer ones repeat it)
+  snippet: ".FrIlee, .s3v9rd:not(:has(.s3v9rd))",
   thumbnail: 'img[src*="encrypted-tbn"], table.gNEi4d img',
 } as const;
 
@@ -152,7 +169,11 @@ function lightSnippet(box: Scan): string | undefined {
   const own = box.textOf(LIGHT.snippetText);
   if (own) return own;
   const plain = box.all(LIGHT.snippet).find((el) => first(LIGHT.date, el) === null);
-  return text(plain) || undefined;
+  if (plain) return text(plain) || undefined;
+  // 2021–2022: the age and its `·` lead the snippet's own text.
+  const dated = box.all(LIGHT.snippet)[0];
+  const rest = textWithout(dated, (e) => matches(e, LIGHT.date)).replace(/^[\s·•-]+/u, "");
+  return rest || undefined;
 }
 
 function imageOf(img: Element | null, scripted: () => Map<string, string>): string | undefined {

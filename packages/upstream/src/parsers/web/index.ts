@@ -11,6 +11,7 @@ import { type Document, type Element, landmark, landmarks, parseHtml } from "../
 import { extractLocalPack } from "../local.js";
 import { extractAds, type AdPlacement } from "./ads.js";
 import { extractAiOverview } from "./ai-overview.js";
+import { discussionSections, extractDiscussions, inDiscussions } from "./discussions.js";
 import { extractKnowledgeGraph } from "./knowledge-graph.js";
 import { findOrganicResults, type Layout, titleSelector } from "./organic.js";
 import { extractRelatedQuestions } from "./related-questions.js";
@@ -65,8 +66,22 @@ export function extractWebSearch(doc: Document): WebSearchBlocks {
   // The titles and related-search links of the results column (a related link is never a title).
   const relatedLinks = pageRelatedLinks(doc).filter((a) => contains(root, a));
   const related = new Set(relatedLinks);
+  const forums = discussionSections(doc);
+  const notOrganic = inDiscussions(forums);
   const headings = pageTitles[layout](doc).filter((h) => contains(root, h) && !related.has(h));
-  const found = findOrganicResults(doc, root, layout, headings);
+  const found = findOrganicResults(doc, root, layout, headings, notOrganic);
+  // Results loaded below the first block sit in the page foot (`#botstuff`/`#bres`): inside the
+  // results column on 2025 pages, read with it above; a foot outside the column is read the same way.
+  const foot = pick(LANDMARK.foot)[0];
+  const footOutside = foot && layout === "full" && !contains(root, foot) ? foot : undefined;
+  if (footOutside) {
+    const footHeadings = pageTitles.full(doc).filter((h) => contains(footOutside, h) && !related.has(h));
+    const seen = new Set(found.map((f) => f.result.link));
+    for (const f of findOrganicResults(doc, footOutside, layout, footHeadings, notOrganic)) {
+      if (seen.has(f.result.link)) continue;
+      found.push({ ...f, result: { ...f.result, position: found.length + 1 } });
+    }
+  }
   const blocks: WebSearchBlocks = { organic_results: found.map((f) => f.result) };
 
   const placement: AdPlacement =
@@ -84,11 +99,12 @@ export function extractWebSearch(doc: Document): WebSearchBlocks {
   if (local_results && local_results.places.length) blocks.local_results = local_results;
   const top_stories = extractTopStories(doc);
   if (top_stories.length) blocks.top_stories = top_stories;
+  const discussions_and_forums = extractDiscussions(doc, forums);
+  if (discussions_and_forums.length) blocks.discussions_and_forums = discussions_and_forums;
   const knowledge_graph = extractKnowledgeGraph(doc);
   if (knowledge_graph) blocks.knowledge_graph = knowledge_graph;
 
   // Related-search blocks sit at the foot of the results and sometimes between them (mobile).
-  const foot = pick(LANDMARK.foot)[0];
   if (foot && !contains(root, foot)) relatedLinks.push(...pageRelatedLinks(doc).filter((a) => contains(foot, a)));
   const related_searches = readRelatedLinks(relatedLinks);
   if (related_searches.length) blocks.related_searches = related_searches;
@@ -102,16 +118,29 @@ function isJsonChunks(body: string): boolean {
   return /^\s*\{"/.test(body) && body.includes('/*""*/');
 }
 
-function joinJsonChunks(body: string): string {
+/**
+ * The page the chunks carry, in order. A segment may also be plain HTML, the rest of the page sent
+ * unwrapped (2024, upstream-json/divan-krovat-dominik-upstream-json-broken-ru-2024: 22 chunks, then
+ * 567 KB of markup holding most results): it is part of the page and joined as it is. A segment that
+ * is neither (a chunk cut short) means part of the page is missing: the page is refused rather than
+ * read in part.
+ */
+export function joinJsonChunks(body: string): string {
   let html = "";
   for (const chunk of body.split('/*""*/')) {
-    if (!chunk.trim()) continue;
-    try {
-      const d = (JSON.parse(chunk) as { d?: unknown }).d;
-      if (typeof d === "string") html += d;
-    } catch {
-      // A truncated last chunk carries no usable markup.
+    const trimmed = chunk.trim();
+    if (!trimmed) continue;
+    if (trimmed.startsWith("<")) {
+      html += chunk;
+      continue;
     }
+    let d: unknown;
+    try {
+      d = (JSON.parse(trimmed) as { d?: unknown }).d;
+    } catch {
+      throw new Error("progressive JSON page: a chunk is cut short or malformed; the page is incomplete");
+    }
+    if (typeof d === "string") html += d;
   }
   return html;
 }

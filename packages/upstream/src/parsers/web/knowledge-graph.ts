@@ -14,6 +14,7 @@
 import type { KnowledgeGraph } from "@serp/shared";
 import { isTag } from "domhandler";
 import {
+  all,
   attr,
   closest,
   first,
@@ -82,7 +83,7 @@ const pageParts = new Map(PANEL_PARTS.map((part) => [part, landmarks(part)]));
 export function extractKnowledgeGraph(doc: Document): KnowledgeGraph | undefined {
   const titleEl = panelTitle(doc);
   const title = titleEl && text(titleEl);
-  if (!titleEl || !title) return undefined;
+  if (!titleEl || !title) return basicPanel(doc);
   const scopes = panelScopes(titleEl, doc);
   const scans = scansOf(scopes, PANEL_PARTS, (part) => pageParts.get(part)!(doc));
   const graph: KnowledgeGraph = { title };
@@ -196,4 +197,104 @@ function snakeCase(label: string): string {
     .toLowerCase()
     .replace(/[^\p{L}\p{N}]+/gu, "_")
     .replace(/^_+|_+$/g, "");
+}
+
+/**
+ * Basic HTML (`gbv=1`, 2022–2024): the panel is one block of the results list (`.Gx5Zad`/`.ZINbbc`)
+ * whose head pairs a title (`.deIvCb`) with a subtitle (`.tAd8D`) right after it: the entity's kind
+ * (`R · 1999 ‧ Sci-fi/Action ‧ 2h 16m`, web-nojs/matrix-nojs-2023; `Nutrition Facts`,
+ * web-nojs/coffee-nojs-2023; `Application programming interface`, web-nojs/domain-nojs-2023). Section
+ * heads (`<h2>`: "Places", a featured snippet) and the cards of a pack or list (`.am3QBf`) share the
+ * title class and are not panels. Then a description (the first plain text block, its source the
+ * link at its end) and `Label: value` rows (`.AVsepf`).
+ */
+const BASIC = {
+  title: "deIvCb",
+  subtitle: "tAd8D",
+  block: ["Gx5Zad", "ZINbbc"],
+  card: "am3QBf",
+  text: ".s3v9rd:not(:has(.s3v9rd))",
+  /** Rating rows (`8.7/10 · IMDb`) and fact rows are not the description. */
+  notDescription: ["Ap5OSd", "AVsepf"],
+  fact: ".AVsepf",
+  sourceLink: 'a[href*="/url?q="]',
+} as const;
+
+const basicTitles = landmarks({ classes: [BASIC.title] });
+
+function basicPanel(doc: Document): KnowledgeGraph | undefined {
+  for (const titleEl of basicTitles(doc)) {
+    const subtitleEl = subtitleAfter(titleEl);
+    if (!subtitleEl || !titledAsPanel(titleEl)) continue;
+    if (closest(titleEl, (e) => e.name === "h2" || hasClass(e, BASIC.card))) continue;
+    const block = closest(titleEl, (e) => BASIC.block.some((c) => hasClass(e, c)));
+    const title = text(titleEl);
+    if (!block || !title) continue;
+    const graph: KnowledgeGraph = { title };
+    const type = text(subtitleEl);
+    if (type) graph.type = type;
+    const head = parentElement(titleEl);
+    const box = all(BASIC.text, block).find(
+      (el) =>
+        !(head && isInside(el, head)) &&
+        !closest(el, (e) => e.name === "table" || BASIC.notDescription.some((c) => hasClass(e, c))) &&
+        text(el),
+    );
+    if (box) {
+      const anchor = first(BASIC.sourceLink, box);
+      const name = text(anchor);
+      let body = textWithout(box, (e) => e === anchor);
+      if (name && body.endsWith(name)) body = body.slice(0, -name.length).trim();
+      if (body) graph.description = body;
+      const link = targetUrl(attr(anchor, "href"));
+      if (name) graph.source = link ? { name, link } : { name };
+    }
+    const attributes: Record<string, string> = {};
+    for (const row of all(BASIC.fact, block)) {
+      const [label, ...value] = text(row).split(/[:：]/);
+      const key = snakeCase(label ?? "");
+      const v = value.join(":").trim();
+      if (key && v && !(key in attributes)) attributes[key] = v;
+    }
+    if (Object.keys(attributes).length) graph.attributes = attributes;
+    return graph;
+  }
+  return undefined;
+}
+
+/**
+ * The subtitle after a basic panel's title: its next sibling, or the first element of the next
+ * sibling of a wrapper around it (`<span><h3>title</h3></span><span>subtitle</span>`, matrix 2023;
+ * `<span>title</span><span>subtitle</span>` in a link, coffee 2023).
+ */
+function subtitleAfter(titleEl: Element): Element | undefined {
+  let el: Element | undefined = titleEl;
+  for (let level = 0; el && level < 3 && !hasClass(el, "kCrYT"); level++) {
+    let next = el.next;
+    while (next && !isTag(next)) next = next.next;
+    if (next && isTag(next)) {
+      let candidate: Element | undefined = next;
+      for (let depth = 0; candidate && depth < 3; depth++) {
+        if (hasClass(candidate, BASIC.subtitle)) return candidate;
+        candidate = candidate.children.find(isTag);
+      }
+      return undefined;
+    }
+    el = parentElement(el);
+  }
+  return undefined;
+}
+
+/** How a basic panel's title is set: a heading or a link out, never a link to more searches. */
+function titledAsPanel(titleEl: Element): boolean {
+  const heading = closest(titleEl, (e) => e.name === "h3" || e.name === "a");
+  if (!heading) return false;
+  if (heading.name === "h3") return true;
+  const target = targetUrl(attr(heading, "href"));
+  return !!target && !/^https?:\/\/(?:www\.)?google\.[a-z.]+\//i.test(target);
+}
+
+function isInside(el: Element, ancestor: Element): boolean {
+  for (let node = el.parent; node; node = node.parent) if (node === ancestor) return true;
+  return false;
 }

@@ -84,8 +84,10 @@ const PAGE_PARTS: Record<Layout, ReadonlyMap<string, (page: AnyNode) => readonly
 
 /** Blocks whose links are not organic results, checked on every ancestor of a title link. */
 const NOT_ORGANIC = {
-  // ads (top, bottom, the ad column), the knowledge panel column, the bottom of the page
-  ids: new Set(["tads", "tadsb", "bottomads", "tvcap", "rhs", "botstuff", "bres", "brs"]),
+  // ads (top, bottom, the ad column), the knowledge panel column, the related-searches box (2019). The
+  // lower "more results" container (`#botstuff`/`#bres`) is not listed: results loaded below the first
+  // block sit there (desktop 2025, web/something-desktop-singlefile-2025), among its other blocks.
+  ids: new Set(["tads", "tadsb", "bottomads", "tvcap", "rhs", "brs"]),
   // top stories, Twitter and image sections, carousels, 2019 "People also ask", knowledge-panel profile links
   tags: new Set(["g-section-with-header", "g-scrolling-carousel", "g-inner-card", "g-accordion-expander", "g-link"]),
   classes: new Set([
@@ -133,7 +135,13 @@ export function titleSelector(layout: Layout): string {
  * Organic results under `root` (the results column of `page`), from its title headings in page
  * order (found in the page walk).
  */
-export function findOrganicResults(page: AnyNode, root: Element, layout: Layout, headings: readonly Element[]): FoundResult[] {
+export function findOrganicResults(
+  page: AnyNode,
+  root: Element,
+  layout: Layout,
+  headings: readonly Element[],
+  notOrganic: InSection = () => false,
+): FoundResult[] {
   const sel = SELECTORS[layout];
   const titled: Candidate[] = [];
   const seen = new Set<Element>();
@@ -147,7 +155,7 @@ export function findOrganicResults(page: AnyNode, root: Element, layout: Layout,
   const titlesUnder = countTitlesUnder(titled, root);
   const organic: { anchor: Element; title: string; link: string; block: Element }[] = [];
   for (const { heading, anchor } of titled) {
-    if (!isOrganic(anchor, root)) continue;
+    if (!isOrganic(anchor, root) || notOrganic(anchor)) continue;
     const link = resultLink(attr(anchor, "href"));
     const title = text(heading);
     if (!link || !title || SEARCH_ENGINE_LINK.test(link)) continue;
@@ -195,6 +203,9 @@ function isOrganic(anchor: Element, root: Element): boolean {
   }
   return true;
 }
+
+/** Whether the anchor lies in a discussions-and-forums section (read as its own block). */
+export type InSection = (anchor: Element) => boolean;
 
 /** For each ancestor of a titled link, how many titled links it holds. */
 function countTitlesUnder(titled: Candidate[], root: Element): Map<Element, number> {

@@ -16,10 +16,11 @@ import { isTag } from "domhandler";
 import {
   all,
   attr,
-  closest,
   first,
   hasClass,
+  hiddenByMarkup,
   landmark,
+  landmarks,
   scan,
   targetUrl,
   text,
@@ -77,24 +78,40 @@ const firstQuestion = landmark({
   classes: [FULL.pairClass, BASIC.questionClass],
   selector: `${FULL.pair}, ${BASIC.question}`,
 });
+/** Every pair on the page: a page can hold more than one list (a second one in the lower `#bres`, 2025). */
+const everyPair = landmarks({ classes: [FULL.pairClass], selector: FULL.pair });
+/** SingleFile's mark on what was not displayed when the page was saved. */
+const SAVED_HIDDEN = "sf-hidden";
 
 export function extractRelatedQuestions(doc: Document): RelatedQuestion[] {
   const found = firstQuestion(doc);
   if (!found) return [];
-  return hasClass(found, FULL.pairClass) ? readFull(found) : readBasic(found);
+  return hasClass(found, FULL.pairClass) ? readFull(everyPair(doc)) : readBasic(found);
 }
 
-function readFull(firstPair: Element): RelatedQuestion[] {
-  const list = closest(firstPair, (e) => hasClass(e, FULL.listClass)) ?? parentElement(firstPair);
-  const pairs = list ? all(FULL.pair, list) : [firstPair];
+/**
+ * The pairs of every list, in page order, each question once. A page saved after questions were
+ * opened holds the questions they loaded (web/something-desktop-singlefile-2025: 9 in the first list);
+ * pairs the saved page did not display are left out.
+ */
+function readFull(pairs: readonly Element[]): RelatedQuestion[] {
   const questions: RelatedQuestion[] = [];
   for (const pair of pairs) {
+    if (isHidden(pair)) continue;
     const found = scan(pair, PAIR_PARTS);
     const question = found.textOf(FULL.question) ?? attr(first("[data-q]", [pair]), "data-q")?.trim();
-    if (!question) continue;
+    if (!question || questions.some((q) => q.question === question)) continue;
     questions.push({ question, ...fullAnswer(found) });
   }
   return questions;
+}
+
+/** Not displayed when the page was saved: marked so by the page or the saving tool, up to the list. */
+function isHidden(pair: Element): boolean {
+  for (let e: Element | undefined = pair; e && !hasClass(e, FULL.listClass); e = parentElement(e)) {
+    if (hiddenByMarkup(e) || hasClass(e, SAVED_HIDDEN)) return true;
+  }
+  return false;
 }
 
 type Answer = Omit<RelatedQuestion, "question">;

@@ -1,0 +1,180 @@
+/**
+ * The layout families of issue 17, each checked on every captured page of its kind rather than on the
+ * one page that showed it: a rule written for a single page would fail here.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { all, first, parseHtml, text } from "../../src/dom.js";
+import { parseImages, parseNews, parseWebSearch } from "../../src/parsers/index.js";
+import { joinJsonChunks } from "../../src/parsers/web/index.js";
+import { discussionSections } from "../../src/parsers/web/discussions.js";
+import { extractKnowledgeGraph } from "../../src/parsers/web/knowledge-graph.js";
+import { FIXTURES_DIR, fixturesAvailable } from "../fixtures-dir.js";
+
+const describeIfFixtures = fixturesAvailable ? describe : describe.skip;
+const pagesIn = (dir: string) =>
+  fixturesAvailable ? readdirSync(join(FIXTURES_DIR, dir)).map((f) => `${dir}/${f}`) : [];
+const read = (page: string) => readFileSync(join(FIXTURES_DIR, page), "utf8");
+
+describeIfFixtures("results loaded below the first block (#bres / #botstuff)", () => {
+  const desktop = [...pagesIn("web"), ...pagesIn("videos")];
+
+  test("on every desktop page, no result is read twice and none is a search or question link", () => {
+    for (const page of desktop) {
+      const results = parseWebSearch(read(page)).organic_results;
+      // Title and link: a sanitized capture points every link at one placeholder host.
+      const links = results.map((r) => `${r.title}\n${r.link}`);
+      expect({ page, duplicates: links.filter((l, i) => links.indexOf(l) !== i) }).toEqual({ page, duplicates: [] });
+      for (const r of results) expect(r.link).not.toMatch(/^https?:\/\/(?:www\.)?google\.[a-z.]+\/search/);
+      expect(results.map((r) => r.position)).toEqual(results.map((_, i) => i + 1));
+    }
+  });
+
+  test("every titled result link in a page's lower container is read, and nothing else there", () => {
+    for (const page of desktop) {
+      const doc = parseHtml(read(page));
+      const lower = first("#bres", doc) ?? first("#botstuff", doc);
+      if (!lower) continue;
+      // Titles with an outbound link, outside "People also ask" pairs and related searches.
+      const expected = all("a[href^='http'] h3", lower)
+        .filter((h) => !all(".related-question-pair", lower).some((pair) => all("h3", pair).includes(h)))
+        .map((h) => text(h));
+      const titles = parseWebSearch(read(page)).organic_results.map((r) => r.title);
+      for (const t of expected) expect({ page, found: titles.includes(t) }).toEqual({ page, found: true });
+    }
+  });
+
+  test("the 2025 page gives its 7 upper and 3 lower results in page order", () => {
+    const results = parseWebSearch(read("web/something-desktop-singlefile-2025.html")).organic_results;
+    expect(results).toHaveLength(10);
+    expect(results.slice(7).map((r) => r.link)).toEqual([
+      expect.stringContaining("dictionary.cambridge.org"),
+      "https://www.dictionary.com/browse/something",
+      expect.stringContaining("collinsdictionary.com"),
+    ]);
+  });
+});
+
+describeIfFixtures("progressive JSON with a raw-HTML segment", () => {
+  test("the segment is joined as part of the page: all 37 results", () => {
+    const page = parseWebSearch(read("upstream-json/divan-krovat-dominik-upstream-json-broken-ru-2024.txt"));
+    expect(page.organic_results).toHaveLength(37);
+  });
+
+  test("every captured progressive page joins whole; a chunk cut short refuses the page", () => {
+    for (const page of pagesIn("upstream-json")) {
+      const body = read(page);
+      expect(() => joinJsonChunks(body)).not.toThrow();
+      // Cut inside the second chunk.
+      const cut = body.slice(0, body.indexOf('/*""*/', body.indexOf('/*""*/') + 6) - 20);
+      expect(() => parseWebSearch(cut)).toThrow(/cut short/);
+    }
+  });
+});
+
+describeIfFixtures("discussions and forums", () => {
+  const pages = [...pagesIn("web"), ...pagesIn("web-mobile"), ...pagesIn("web-nojs")];
+
+  test("no post of a discussions card is an organic result, on any captured page", () => {
+    for (const page of pages) {
+      const body = read(page);
+      const doc = parseHtml(body);
+      const posts = discussionSections(doc).flatMap((s) => all("a[href]", s).map((a) => a.attribs.href));
+      const blocks = parseWebSearch(body);
+      const organic = new Set(blocks.organic_results.map((r) => r.link));
+      expect({ page, leaked: posts.filter((p) => p && organic.has(p)) }).toEqual({ page, leaked: [] });
+      for (const post of blocks.discussions_and_forums ?? []) expect(organic.has(post.link)).toBe(false);
+    }
+  });
+
+  test("the mobile card gives each post with what it shows", () => {
+    const page = parseWebSearch(read("web-mobile/paris-mobile-2023.html"));
+    expect(page.discussions_and_forums).toEqual([
+      {
+        position: 1,
+        title: "What are some of the best things to do in Paris? - Quora",
+        link: "https://www.quora.com/What-are-some-of-the-best-things-to-do-in-Paris",
+        source: "www.quora.com",
+        extensions: ["51 posts"],
+      },
+      {
+        position: 2,
+        title: "What are the best things to do in Paris and the surrounding areas if you ...",
+        link: "https://www.quora.com/What-are-the-best-things-to-do-in-Paris-and-the-surrounding-areas-if-you-have-a-week",
+        source: "www.quora.com",
+        date: "Feb 18, 2011",
+        extensions: ["5 posts"],
+      },
+      {
+        position: 3,
+        title: "What are some things that only tourists do in Paris? - Quora",
+        link: "https://www.quora.com/What-are-some-things-that-only-tourists-do-in-Paris",
+        source: "www.quora.com",
+        extensions: ["14 posts"],
+      },
+    ]);
+    expect(page.organic_results).toHaveLength(9);
+  });
+});
+
+describeIfFixtures("the knowledge panel of the basic layout", () => {
+  test("on every basic page, a panel is an entity with a subtitle, never a section heading", () => {
+    const found: Record<string, string | undefined> = {};
+    for (const page of pagesIn("web-nojs")) {
+      const graph = extractKnowledgeGraph(parseHtml(read(page)));
+      found[page] = graph?.title;
+      if (!graph) continue;
+      expect(graph.type).toBeTruthy();
+      expect(graph.title).not.toMatch(/^(?:Places|Top stories|Images|People also ask|See results about)$/);
+    }
+    expect(found).toEqual({
+      "web-nojs/coffee-nojs-2023.html": "Coffee",
+      "web-nojs/domain-nojs-2023.html": "Domain name",
+      "web-nojs/fatmira-brecani-basic-2022-wayback.html": undefined,
+      "web-nojs/hotels-nyc-nojs-2023.html": undefined,
+      "web-nojs/matrix-nojs-2023.html": "The Matrix",
+    });
+  });
+});
+
+describeIfFixtures("older news layouts", () => {
+  test("the light news rule reads the light web pages' result blocks too (headline, slot, /url?q= link)", () => {
+    for (const page of pagesIn("web-nojs")) {
+      const body = read(page);
+      const news = new Set(parseNews(body).news_results.map((n) => `${n.title}\n${n.link}`));
+      const organic = parseWebSearch(body).organic_results;
+      const read_ = organic.filter((r) => news.has(`${r.title}\n${r.link}`));
+      expect({ page, share: read_.length / organic.length }).toEqual({ page, share: 1 });
+    }
+  });
+
+  test("both older pages give ten articles, each with a headline, publisher and age", () => {
+    for (const page of ["news/win10-iso-news-2019-wayback.html", "news/virtual-reality-experience-news-basic-2022-wayback.html"]) {
+      const items = parseNews(read(page)).news_results;
+      expect(items).toHaveLength(10);
+      for (const n of items) {
+        expect(n.source).toBeTruthy();
+        expect(n.date).toBeTruthy();
+        expect(n.snippet ?? "").not.toMatch(/^\s*·/);
+      }
+    }
+  });
+});
+
+describeIfFixtures("the 2021 image grid", () => {
+  test("tiles in place and deferred in templates are all read, the full-size URL where the page has it", () => {
+    const items = parseImages(read("images/string-term-images-desktop-2021-wayback.html")).images_results;
+    expect(items).toHaveLength(100);
+    expect(items.filter((i) => i.original).length).toBeGreaterThanOrEqual(90);
+    for (const i of items) {
+      expect(i.link).toMatch(/^https?:\/\//);
+      if (i.original) expect(i.original).not.toMatch(/encrypted-tbn|\\u00/);
+    }
+  });
+
+  test("on every other captured image page the grid rule changes nothing it should not", () => {
+    for (const page of pagesIn("images")) {
+      for (const i of parseImages(read(page)).images_results) expect(i.link ?? i.original).toBeTruthy();
+    }
+  });
+});
