@@ -59,16 +59,23 @@ export function classify(res: UpstreamResponse, endpoint: Endpoint): PageClass {
   if (isSorryUrl(res.url) || isSorryPage(body)) return "blocked";
   if (status === 403) return "refused";
   if (status >= 400 || status < 200) return "upstream_error";
-  if (!body.trim() || GOOGLE_ERROR_TITLE.test(body.slice(0, 4096))) return "upstream_error";
+  if (!body.trim()) return "upstream_error";
+  const errorTitle = GOOGLE_ERROR_TITLE.exec(body.slice(0, 4096))?.[0];
+  if (errorTitle) return errorTitle.includes("Error 403") ? "refused" : "upstream_error";
   if (endpoint === "web-autocomplete" && !looksLikeHtml(body)) return classifySuggestions(body);
   const small = body.length <= INTERSTITIAL_MAX;
   if (small && hostOf(res.url).startsWith("consent.")) return "consent";
   if (small && includesAny(body, CONSENT_MARKUP) && !includesAny(body, RESULT_MARKUP)) return "consent";
-  if (body.includes(ENABLEJS) && !includesAny(body, RESULT_MARKUP)) return "js_wall";
+  if (isJsWall(body)) return "js_wall";
   if (small && includesAny(body, UNSUPPORTED_BROWSER) && !includesAny(body, RESULT_MARKUP)) return "refused";
   if (small && looksLikeHtml(body) && !/<\/html>/i.test(body)) return "upstream_error"; // cut short
   if (includesAny(body, NO_RESULTS_MARKUP)) return "no_results";
   return "results";
+}
+
+/** A JavaScript wall or challenge page: the enablejs fallback, and no result markup. */
+export function isJsWall(body: string): boolean {
+  return body.includes(ENABLEJS) && !includesAny(body, RESULT_MARKUP);
 }
 
 function classifyRedirect(location: string | undefined): PageClass {
