@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 /**
  * The two commands of the README, on a machine with only Node and npm:
- *   npm start  → installs dependencies if needed, starts a private redis-server when REDIS_URL is
- *                unset, then the API and workers for all three queues.
- *   npm test   → installs dependencies if needed, type-checks, starts a private redis-server
- *                (unless TEST_REDIS_URL is given) and runs every test.
+ *   npm start  → installs dependencies if needed (and Debian's chromium for the browser transport
+ *                when no remote browser is configured), starts a private redis-server when
+ *                REDIS_URL is unset, then the API and workers for all three queues.
+ *   npm test   → installs dependencies (and chromium) if needed, type-checks, starts a private
+ *                redis-server (unless TEST_REDIS_URL is given) and runs every test.
  * Uses only Node's standard library, since it runs before dependencies exist.
  */
 import { spawn, spawnSync } from "node:child_process";
@@ -12,6 +13,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { ensureChromium } from "./chromium.mjs";
 import { freePort, spawnRedis } from "./redis.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -47,6 +49,7 @@ function run(name, args, env) {
 
 async function start() {
   ensureDependencies();
+  ensureChromium();
   const env = { ...process.env };
   const children = [];
   if (!env.REDIS_URL) {
@@ -75,6 +78,7 @@ async function start() {
 
 async function test(args) {
   ensureDependencies();
+  ensureChromium();
   say("type-checking…");
   sh(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.json"]);
   const env = { ...process.env };

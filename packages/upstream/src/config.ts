@@ -3,6 +3,7 @@
  * the environment variables a deployment sets (validated once, failing loudly at boot).
  */
 import { readFileSync } from "node:fs";
+import type { BrowserOptions } from "./browser.js";
 
 export interface UpstreamOptions {
   /** Every upstream request goes here instead of the real hosts, path and query kept. */
@@ -32,6 +33,8 @@ export interface UpstreamOptions {
   breakerThreshold?: number;
   breakerRestMs?: number;
   breakerMaxRestMs?: number;
+  /** The browser transport: where the browser is and how the pool behaves (browser.ts). */
+  browser?: BrowserOptions;
 }
 
 export const UPSTREAM_DEFAULTS = {
@@ -51,7 +54,7 @@ export type ResolvedUpstreamOptions = Required<
     "proxies" | "timeoutMs" | "maxTries" | "maxBodyBytes" | "parseThreads" | "tlsInsecure" | "breakerThreshold" | "breakerRestMs" | "breakerMaxRestMs"
   >
 > &
-  Pick<UpstreamOptions, "baseUrl" | "geotargetsDir" | "profilesFile" | "ca">;
+  Pick<UpstreamOptions, "baseUrl" | "geotargetsDir" | "profilesFile" | "ca" | "browser">;
 
 /** Defaults filled and values checked; throws with the offending setting's name. */
 export function resolveUpstreamOptions(opts: UpstreamOptions): ResolvedUpstreamOptions {
@@ -69,7 +72,12 @@ export function resolveUpstreamOptions(opts: UpstreamOptions): ResolvedUpstreamO
     breakerThreshold: positiveInt("breakerThreshold", opts.breakerThreshold ?? UPSTREAM_DEFAULTS.breakerThreshold),
     breakerRestMs: positiveInt("breakerRestMs", opts.breakerRestMs ?? UPSTREAM_DEFAULTS.breakerRestMs),
     breakerMaxRestMs: positiveInt("breakerMaxRestMs", opts.breakerMaxRestMs ?? UPSTREAM_DEFAULTS.breakerMaxRestMs),
+    browser: opts.browser,
   };
+  if (opts.browser?.cdpUrl && opts.browser.wsEndpoint) throw new Error("give BROWSER_CDP_URL or BROWSER_WS_ENDPOINT, not both");
+  for (const [name, value] of Object.entries({ cdpUrl: opts.browser?.cdpUrl, wsEndpoint: opts.browser?.wsEndpoint })) {
+    if (value !== undefined && !/^(wss?|https?):\/\//.test(value)) throw new Error(`browser.${name} must be a ws(s):// or http(s):// URL`);
+  }
   if (out.breakerMaxRestMs < out.breakerRestMs) throw new Error("breakerMaxRestMs must be at least breakerRestMs");
   return out;
 }
@@ -78,7 +86,8 @@ export function resolveUpstreamOptions(opts: UpstreamOptions): ResolvedUpstreamO
  * Reads `UPSTREAM_BASE_URL`, `UPSTREAM_PROXIES` (comma or space separated), `UPSTREAM_TIMEOUT_MS`,
  * `UPSTREAM_MAX_TRIES`, `UPSTREAM_MAX_BODY_BYTES`, `GEOTARGETS_DIR`, `UPSTREAM_PROFILES_FILE`,
  * `UPSTREAM_CA_FILE` (read here, so a missing file fails at boot), `UPSTREAM_TLS_INSECURE` and
- * `UPSTREAM_BREAKER_THRESHOLD` / `_REST_MS` / `_MAX_REST_MS`. Unset or empty means default.
+ * `UPSTREAM_BREAKER_THRESHOLD` / `_REST_MS` / `_MAX_REST_MS`, and the browser transport's `BROWSER_*`
+ * (browser.ts). Unset or empty means default.
  */
 export function upstreamOptionsFromEnv(env: Record<string, string | undefined> = process.env): UpstreamOptions {
   const str = (name: string) => env[name]?.trim() || undefined;
@@ -110,7 +119,23 @@ export function upstreamOptionsFromEnv(env: Record<string, string | undefined> =
     breakerThreshold: int("UPSTREAM_BREAKER_THRESHOLD"),
     breakerRestMs: int("UPSTREAM_BREAKER_REST_MS"),
     breakerMaxRestMs: int("UPSTREAM_BREAKER_MAX_REST_MS"),
+    browser: defined({
+      executablePath: str("BROWSER_EXECUTABLE_PATH"),
+      cdpUrl: str("BROWSER_CDP_URL"),
+      wsEndpoint: str("BROWSER_WS_ENDPOINT"),
+      headless: bool("BROWSER_HEADLESS"),
+      concurrency: int("BROWSER_CONCURRENCY"),
+      recyclePages: int("BROWSER_RECYCLE_PAGES"),
+      maxRssMb: int("BROWSER_MAX_RSS_MB"),
+      cookieTtlMs: int("BROWSER_COOKIE_TTL_MS"),
+    }),
   });
+}
+
+/** The object without its unset fields; undefined when none is set. */
+function defined<T extends object>(o: T): Partial<T> | undefined {
+  const set = Object.entries(o).filter(([, v]) => v !== undefined);
+  return set.length ? (Object.fromEntries(set) as Partial<T>) : undefined;
 }
 
 function readPem(name: string, file: string): string {

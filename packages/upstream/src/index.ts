@@ -10,6 +10,7 @@ export {
 export * from "./dom.js";
 export { DirectAgents, fetchPage, type FetchFailure, type FetchRequest, type FetchResult, type FetchSettings, type UpstreamTls } from "./fetch.js";
 export { ImpersonatingClients } from "./impersonate.js";
+export { BROWSER_DEFAULTS, BrowserPool, rssMb, type BrowserOptions, type BrowserRequest } from "./browser.js";
 export { Locations, parseCsv, type LocationRow } from "./locations.js";
 export * from "./parsers/index.js";
 export {

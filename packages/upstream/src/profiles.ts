@@ -9,7 +9,8 @@
  *
  * Transports, cheapest first: `http` (got: Node's own TLS, which the upstream refuses since
  * 2026-08-23), `impersonate` (impit: a browser's TLS ClientHello and HTTP/2 settings, from a
- * Rust client, no browser). The browser transport is the next rung (its name is reserved here).
+ * Rust client, no browser), `browser` (a real Chromium, local or remote, that runs the page's
+ * JavaScript challenge: browser.ts).
  */
 import { z } from "zod";
 import { ENDPOINTS, type Endpoint, type JobParams } from "@serp/shared";
@@ -26,7 +27,7 @@ export const URL_FORMS = [
 ] as const;
 export type UrlForm = (typeof URL_FORMS)[number];
 
-export const TRANSPORTS = ["http", "impersonate"] as const;
+export const TRANSPORTS = ["http", "impersonate", "browser"] as const;
 export type TransportName = (typeof TRANSPORTS)[number];
 
 /** impit's browser profiles (its `Browser` type) that a profile may impersonate. */
@@ -69,7 +70,11 @@ const profileSchema = z
     if (p.transport === "impersonate" && !p.browser) {
       ctx.addIssue({ code: "custom", path: ["browser"], message: "an impersonate profile names the browser it impersonates" });
     }
-    if (p.transport === "http" && p.browser) ctx.addIssue({ code: "custom", path: ["browser"], message: "only an impersonate profile takes a browser" });
+    if (p.transport !== "impersonate" && p.browser) ctx.addIssue({ code: "custom", path: ["browser"], message: "only an impersonate profile takes a browser" });
+    // The browser transport is Chromium: its agent may not claim another browser either.
+    if (p.transport === "browser" && p.userAgent && !["none", "chrome"].includes(claimedFamily(p.userAgent))) {
+      ctx.addIssue({ code: "custom", path: ["userAgent"], message: `claims ${claimedFamily(p.userAgent)} but the browser transport is Chromium` });
+    }
     // A browser's TLS under another browser's name is what the upstream refuses first.
     if (p.browser && p.userAgent) {
       const claimed = claimedFamily(p.userAgent);

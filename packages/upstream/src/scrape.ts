@@ -10,6 +10,7 @@ import { Breakers, isSkip, type BreakerStatus, type Outcome, type Skip } from ".
 import { classify, type PageClass } from "./classify.js";
 import { resolveUpstreamOptions, type UpstreamOptions } from "./config.js";
 import { DirectAgents, fetchPage, type FetchResult, type FetchSettings } from "./fetch.js";
+import { BrowserPool } from "./browser.js";
 import { ImpersonatingClients } from "./impersonate.js";
 import { Locations } from "./locations.js";
 import { createParsePool } from "./parse-pool.js";
@@ -186,6 +187,8 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
   const tls = { ca: config.ca, insecure: config.tlsInsecure };
   const direct = new DirectAgents(tls);
   const impersonating = new ImpersonatingClients(config.tlsInsecure);
+  /** Launched (or connected) only when a browser profile is first used. */
+  let browsers: BrowserPool | undefined;
   const breakers = new Breakers({ threshold: config.breakerThreshold, restMs: config.breakerRestMs, maxRestMs: config.breakerMaxRestMs });
   const parsers: ParserTable = { ...PARSERS, ...deps.parsers } as ParserTable;
   const threads = config.parseThreads > 0 ? createParsePool(config.parseThreads) : undefined;
@@ -208,10 +211,15 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
   const urlContext: UrlContext = { baseUrl: config.baseUrl, uuleFor: (name) => locations.uuleFor(name) };
   const settings: FetchSettings = { timeoutMs: config.timeoutMs, maxBodyBytes: config.maxBodyBytes, tls };
 
-  /** The profile's transport: got over Node's TLS, or impit with a browser's. */
+  /** The profile's transport: got over Node's TLS, impit with a browser's, or a real browser. */
   const send = (profile: Profile, url: string, params: JobParams, proxy: Proxy | undefined, signal?: AbortSignal): Promise<FetchResult> => {
     const headers = headersFor(profile, params);
     if (profile.transport === "impersonate") return impersonating.fetch({ url, headers, browser: profile.browser!, proxy, signal }, settings);
+    if (profile.transport === "browser") {
+      browsers ??= new BrowserPool(config.browser, tls);
+      const { device = "desktop", language, country } = params;
+      return browsers.fetch({ url, headers, userAgent: profile.userAgent, device, language, country, proxy, signal }, settings);
+    }
     return fetchPage({ url, headers, proxy, direct, signal }, settings);
   };
 
@@ -291,6 +299,7 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
     pool.close();
     direct.close();
     impersonating.close();
+    await browsers?.close();
     await threads?.close();
   };
   return {

@@ -1,0 +1,253 @@
+/**
+ * The browser transport with a real Debian Chromium, against the replay upstream over TLS: its
+ * JavaScript challenge passed once per proxy, the rendered HTML parsed exactly as the captured page
+ * is, a crash replaced, a remote browser over CDP and a Playwright server, and a headed browser
+ * under Xvfb. One local browser serves the file; the remote ones are started by the tests.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { chromium, type BrowserServer } from "playwright-core";
+import { startReplayServer, type ReplayServer } from "@serp/replay";
+import { BrowserPool, BROWSER_DEFAULTS, type BrowserRequest } from "../src/browser.js";
+import { classify } from "../src/classify.js";
+import { PARSERS } from "../src/parsers/index.js";
+import { FIXTURES_DIR, fixturesAvailable } from "./fixtures-dir.js";
+
+const CHROMIUM = process.env.BROWSER_EXECUTABLE_PATH ?? BROWSER_DEFAULTS.executablePath;
+const browserAvailable = existsSync(CHROMIUM);
+const d = fixturesAvailable && browserAvailable ? describe : describe.skip;
+if (!browserAvailable) console.warn(`browser tests skipped: no Chromium at ${CHROMIUM} (npm test installs Debian's chromium as root)`);
+
+const settings = { timeoutMs: 20_000, maxBodyBytes: 8 * 1024 * 1024 };
+const ask = (replay: ReplayServer, path: string, over: Partial<BrowserRequest> = {}): BrowserRequest => ({
+  url: `${replay.url}${path}`,
+  headers: { "accept-language": "en-US,en;q=0.9" },
+  device: "desktop",
+  language: "en",
+  country: "us",
+  ...over,
+});
+
+/** The first block whose parse differs, with both sides (shortened), for the failure message. */
+function firstDifference(a: object, b: object): string {
+  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])];
+  const key = keys.find((k) => JSON.stringify((a as Record<string, unknown>)[k]) !== JSON.stringify((b as Record<string, unknown>)[k]));
+  const show = (o: object) => JSON.stringify((o as Record<string, unknown>)[key!])?.slice(0, 300);
+  return `${key}: captured ${show(a)} / rendered ${show(b)}`;
+}
+
+describe("the pinned playwright-core drives the installed Chromium's major version", () => {
+  (browserAvailable ? test : test.skip)("Debian's chromium and playwright-core's bundled Chromium have the same major", () => {
+    const require = createRequire(import.meta.url);
+    const browsers = JSON.parse(readFileSync(join(dirname(require.resolve("playwright-core/package.json")), "browsers.json"), "utf8")) as {
+      browsers: { name: string; browserVersion: string }[];
+    };
+    const bundled = browsers.browsers.find((b) => b.name === "chromium")!.browserVersion.split(".")[0];
+    const installed = /(\d+)\./.exec(spawnSync(CHROMIUM, ["--version"], { encoding: "utf8" }).stdout)?.[1];
+    // When this fails, pin the playwright-core whose browsers.json names the installed major.
+    expect(`chromium ${installed}`).toBe(`chromium ${bundled}`);
+  });
+});
+
+d("browser transport (local Chromium)", () => {
+  let replay: ReplayServer;
+  let pool: BrowserPool;
+  beforeAll(async () => {
+    replay = await startReplayServer({ dir: FIXTURES_DIR, https: true, guard: "2026-11" });
+    pool = new BrowserPool({ concurrency: 2 }, { ca: replay.certPem });
+  });
+  afterAll(async () => {
+    await pool?.close();
+    await replay?.close();
+  });
+  beforeEach(() => replay.clearRequests());
+
+  test("passes the upstream's checks (TLS, agent, headless markers, JS challenge) once, then reuses the cookie", async () => {
+    const first = await pool.fetch(ask(replay, "/search?q=coffee&hl=en"), settings);
+    expect(first.ok && classify(first.response, "web-search")).toBe("results");
+    const second = await pool.fetch(ask(replay, "/search?q=coffee&hl=en"), settings);
+    expect(second.ok && classify(second.response, "web-search")).toBe("results");
+    const pages = replay.requests().filter((r) => r.path === "/search");
+    expect(pages.map((r) => r.guard ?? "passed")).toEqual(["challenge", "passed", "passed"]);
+    expect(pages.every((r) => r.tls === "chrome" && !/Headless/.test(r.userAgent ?? ""))).toBe(true);
+  });
+
+  test("only the page's own host is asked: images, fonts, media and third-party hosts are blocked", async () => {
+    await pool.fetch(ask(replay, "/search?q=coffee&hl=en"), settings);
+    const paths = replay.requests().map((r) => r.path);
+    expect(paths.filter((p) => /\.(png|jpe?g|gif|webp|svg|woff2?|ttf|mp4)$/i.test(p))).toEqual([]);
+  });
+
+  test("a suggestion list comes back as the upstream sent it, not as the browser's XML viewer", async () => {
+    const r = await pool.fetch(ask(replay, "/complete/search?output=toolbar&q=cheesecake&hl=en"), settings);
+    expect(r.ok && r.response.body.trimStart().startsWith("<?xml")).toBe(true);
+    expect(r.ok && PARSERS["web-autocomplete"](r.response.body).suggestions.length).toBeGreaterThan(0);
+  });
+
+  test("the rendered HTML parses exactly as the captured page does, for every captured web page", async () => {
+    const files = ["web", "web-mobile", "web-nojs"].flatMap((dir) => readdirSync(join(FIXTURES_DIR, dir)).map((f) => `${dir}/${f}`));
+    const single = await startReplayServer({ dir: FIXTURES_DIR, https: true, routes: files.map((file) => ({ q: file.replace(/\W+/g, "-"), file })) });
+    const own = new BrowserPool({ concurrency: 2 }, { ca: single.certPem });
+    try {
+      const differing: string[] = [];
+      const left: string[] = [];
+      const queue = [...files];
+      // As many at once as the pool has pages, so no request spends its time limit waiting.
+      const renderNext = async (): Promise<void> => {
+        const file = queue.shift();
+        if (!file) return;
+        const device = file.startsWith("web-mobile/") ? "mobile" : "desktop";
+        const path = `/search?q=${file.replace(/\W+/g, "-")}`;
+        const r = await own.fetch(ask(single, path, { device }), settings);
+        if (!r.ok) differing.push(`${file}: ${r.failure} ${r.detail}`);
+        else if (!r.response.url.endsWith(path)) left.push(`${file} → ${new URL(r.response.url).search.slice(0, 60)}`);
+        else {
+          const direct = PARSERS["web-search"](readFileSync(join(FIXTURES_DIR, file), "utf8"));
+          const rendered = PARSERS["web-search"](r.response.body);
+          if (JSON.stringify(rendered) !== JSON.stringify(direct)) differing.push(`${file}: ${firstDifference(direct, rendered)}`);
+        }
+        return renderNext();
+      };
+      await Promise.all([renderNext(), renderNext()]);
+      expect(differing).toEqual([]);
+      // One capture's own script sends a JavaScript browser elsewhere (a 2022 Wayback copy of the
+      // basic layout); the page a browser ends on is then another query's, not this capture.
+      expect(left.map((l) => l.split(" → ")[0])).toEqual(["web-nojs/fatmira-brecani-basic-2022-wayback.html"]);
+    } finally {
+      await own.close();
+      await single.close();
+    }
+  }, 300_000);
+
+  test("a browser killed mid-page: that request fails as a network error, the next one gets a new browser", async () => {
+    replay.setFaults({ latencyMs: 1_500, times: 1, kinds: ["web"] });
+    const launches = pool.counts.launches;
+    const pending = pool.fetch(ask(replay, "/search?q=coffee&hl=en"), settings);
+    await new Promise((r) => setTimeout(r, 500));
+    for (const pid of pool.processIds()) process.kill(pid, "SIGKILL");
+    const failed = await pending;
+    expect(failed).toMatchObject({ ok: false, failure: "network" });
+    const next = await pool.fetch(ask(replay, "/search?q=coffee&hl=en"), settings);
+    expect(next.ok && classify(next.response, "web-search")).toBe("results");
+    expect(pool.counts.launches).toBe(launches + 1);
+  }, 60_000);
+
+  test("a request waits its turn for a page, but never past its own time limit", async () => {
+    const one = new BrowserPool({ concurrency: 1 }, { ca: replay.certPem });
+    try {
+      replay.setFaults({ latencyMs: 2_000, times: 1, kinds: ["web"] });
+      const slow = one.fetch(ask(replay, "/search?q=coffee&hl=en"), settings);
+      await new Promise((r) => setTimeout(r, 200));
+      const started = performance.now();
+      const waiting = await one.fetch(ask(replay, "/search?q=coffee&hl=en"), { ...settings, timeoutMs: 500 });
+      expect(waiting).toMatchObject({ ok: false, failure: "timeout" });
+      expect(performance.now() - started).toBeLessThan(1_500);
+      expect((await slow).ok).toBe(true);
+    } finally {
+      await one.close();
+    }
+  }, 60_000);
+
+  test("headed, under a private Xvfb, it starts and renders", async () => {
+    const display = process.env.DISPLAY;
+    delete process.env.DISPLAY;
+    const headed = new BrowserPool({ headless: false }, { ca: replay.certPem });
+    try {
+      const r = await headed.fetch(ask(replay, "/search?q=coffee&hl=en"), settings);
+      expect(r.ok && classify(r.response, "web-search")).toBe("results");
+    } finally {
+      await headed.close();
+      if (display !== undefined) process.env.DISPLAY = display;
+    }
+  }, 60_000);
+});
+
+d("browser transport (a remote browser)", () => {
+  let replay: ReplayServer;
+  beforeAll(async () => {
+    replay = await startReplayServer({ dir: FIXTURES_DIR, https: true, guard: "2026-11" });
+  });
+  afterAll(() => replay?.close());
+
+  /** A Chromium with a remote-debugging endpoint, as a Selenium Grid node or browserless runs one. */
+  async function startRemote(port = 0): Promise<{ child: ChildProcess; url: string; dir: string }> {
+    const dir = mkdtempSync(join(tmpdir(), "remote-chromium-"));
+    const child = spawn(
+      CHROMIUM,
+      [
+        "--headless",
+        "--no-sandbox",
+        `--remote-debugging-port=${port}`,
+        `--user-data-dir=${dir}`,
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--no-first-run",
+        "--disable-blink-features=AutomationControlled",
+        "--ignore-certificate-errors",
+        "about:blank",
+      ],
+      // Its own process group, so that stopping it stops its renderers too.
+      { stdio: "ignore", detached: true },
+    );
+    // Chromium writes the port it chose to DevToolsActivePort; a port given is simply answered on.
+    const file = join(dir, "DevToolsActivePort");
+    const until = Date.now() + 15_000;
+    for (;;) {
+      const chosen = port || (existsSync(file) ? Number(readFileSync(file, "utf8").split("\n")[0]) : 0);
+      const answering = chosen > 0 && (await fetch(`http://127.0.0.1:${chosen}/json/version`).then((r) => r.ok, () => false));
+      if (answering) return { child, dir, url: `http://127.0.0.1:${chosen}` };
+      if (Date.now() > until) throw new Error("remote chromium did not start");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  const stop = async (remote: { child: ChildProcess; dir: string }) => {
+    if (remote.child.exitCode === null) {
+      process.kill(-remote.child.pid!, "SIGKILL");
+      await new Promise((r) => remote.child.once("exit", r));
+    }
+    rmSync(remote.dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+  };
+
+  test("over CDP: contexts on the remote browser, and it survives that browser's restart", async () => {
+    let remote = await startRemote();
+    const port = Number(new URL(remote.url).port);
+    const pool = new BrowserPool({ cdpUrl: remote.url }, { insecure: true });
+    try {
+      const r = await pool.fetch(ask(replay, "/search?q=coffee&hl=en"), settings);
+      expect(r.ok && classify(r.response, "web-search")).toBe("results");
+      expect(pool.processIds()).toEqual([]); // nothing launched here
+      await stop(remote);
+      remote = await startRemote(port);
+      const after = await pool.fetch(ask(replay, "/search?q=coffee&hl=en"), settings);
+      expect(after.ok && classify(after.response, "web-search")).toBe("results");
+      expect(pool.counts.launches).toBe(2); // connected again
+    } finally {
+      await pool.close();
+      await stop(remote);
+    }
+  }, 90_000);
+
+  test("a Playwright server (BROWSER_WS_ENDPOINT)", async () => {
+    let server: BrowserServer | undefined;
+    try {
+      server = await chromium.launchServer({
+        executablePath: CHROMIUM,
+        headless: true,
+        chromiumSandbox: false,
+        args: ["--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-blink-features=AutomationControlled"],
+      });
+      const pool = new BrowserPool({ wsEndpoint: server.wsEndpoint() }, { insecure: true });
+      try {
+        const r = await pool.fetch(ask(replay, "/search?q=coffee&hl=en"), settings);
+        expect(r.ok && classify(r.response, "web-search")).toBe("results");
+      } finally {
+        await pool.close();
+      }
+    } finally {
+      await server?.close();
+    }
+  }, 60_000);
+});
