@@ -36,15 +36,24 @@ describe("the shipped table (profiles.json)", () => {
       const transports = shipped.kinds[kind].map((p) => p.transport);
       const firstImpersonating = transports.indexOf("impersonate");
       expect(firstImpersonating).toBeGreaterThanOrEqual(0);
+      // Products: the panel then the legacy pages, each climbing http → impersonate → browser.
       expect(transports.slice(0, firstImpersonating).every((t) => t === "http")).toBe(true);
     }
   });
 
-  test("web search ends on the feature-phone page over a Chrome ClientHello (SearXNG's recipe since 2026-09-02)", () => {
-    const last = shipped.kinds["web-search"].at(-1)!;
-    expect(last).toMatchObject({ name: "wml-chrome", transport: "impersonate", form: "wml" });
-    expect(last.browser).toMatch(/^chrome/);
-    expect(names(profilesFor(shipped, "web-search", { device: "mobile" }))).toEqual(["mobile", "mobile-chrome", "wml-chrome"]);
+  test("a real browser is the last rung of every kind (it costs most; breakers make it first when the others are dead)", () => {
+    for (const kind of PROFILE_SETS) {
+      const transports = shipped.kinds[kind].map((p) => p.transport);
+      expect(transports.at(-1)).toBe("browser");
+      expect(transports.indexOf("browser")).toBeGreaterThan(transports.indexOf("impersonate"));
+    }
+  });
+
+  test("web search asks the feature-phone page over a Chrome ClientHello (SearXNG's recipe since 2026-09-02) before the browser", () => {
+    const wml = shipped.kinds["web-search"].at(-2)!;
+    expect(wml).toMatchObject({ name: "wml-chrome", transport: "impersonate", form: "wml" });
+    expect(wml.browser).toMatch(/^chrome/);
+    expect(names(profilesFor(shipped, "web-search", { device: "mobile" }))).toEqual(["mobile", "mobile-chrome", "wml-chrome", "mobile-browser"]);
   });
 
   test("no impersonating profile claims another browser than the one it impersonates", () => {
@@ -65,7 +74,7 @@ describe("the shipped table (profiles.json)", () => {
 
 describe("the schema", () => {
   test("a kind naming a profile that does not exist", () => {
-    expect(problems((d) => d.kinds["web-news"].push("nope"))).toEqual(['kinds.web-news.3: no profile named "nope"']);
+    expect(problems((d) => d.kinds["web-news"].push("nope"))).toEqual(['kinds.web-news.4: no profile named "nope"']);
   });
 
   test("an impersonating profile whose agent claims another browser", () => {
