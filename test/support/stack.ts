@@ -9,7 +9,7 @@ import { loadEnv } from "@serp/api/env";
 import { createApiRuntime, type ApiRuntime } from "@serp/api/runtime";
 import { startReplayServer, type ReplayOptions, type ReplayServer } from "@serp/replay";
 import type { QueueName } from "@serp/shared";
-import { createUpstream } from "@serp/upstream";
+import { createUpstream, type UpstreamDeps, type UpstreamOptions } from "@serp/upstream";
 import { createWorkerRuntime, type WebhookOptions, type WorkerRuntime } from "@serp/worker/runtime";
 import { FIXTURES_DIR, GEOTARGETS_DIR, fixturesAvailable, geotargetsAvailable } from "../../packages/upstream/test/fixtures-dir.js";
 
@@ -33,10 +33,14 @@ export interface StackOptions {
   webhooks?: WebhookOptions | false;
   /** The API's logger (silent unless set). */
   apiLogger?: Logger;
+  /** More upstream settings for the workers (a browser, breakers…), given the replay's URL and certificate. */
+  upstream?: (replay: ReplayServer) => UpstreamOptions;
+  upstreamDeps?: UpstreamDeps;
 }
 
 export interface Stack {
   api: ApiRuntime;
+  upstream: ReturnType<typeof createUpstream>;
   worker?: WorkerRuntime;
   replay: ReplayServer;
   prefix: string;
@@ -50,7 +54,10 @@ export async function startStack(o: StackOptions = {}): Promise<Stack> {
   const prefix = `t${randomBytes(5).toString("hex")}`;
   const replay = await startReplayServer({ dir: FIXTURES_DIR, ...o.replay });
   const geotargetsDir = o.withGeotargets && geotargetsAvailable ? GEOTARGETS_DIR : undefined;
-  const upstream = createUpstream({ baseUrl: replay.url, timeoutMs: o.upstreamTimeoutMs ?? 5_000, geotargetsDir, parseThreads: o.parseThreads });
+  const upstream = createUpstream(
+    { baseUrl: replay.url, timeoutMs: o.upstreamTimeoutMs ?? 5_000, geotargetsDir, parseThreads: o.parseThreads, ...o.upstream?.(replay) },
+    o.upstreamDeps,
+  );
   const redisUrl = o.redisUrl ?? REDIS_URL;
   const env = loadEnv({ REDIS_URL: redisUrl, SERP_PREFIX: prefix, LOG_LEVEL: "silent", ...o.env });
   const api = await createApiRuntime(env, o.apiLogger ?? silent, upstream.locations);
@@ -72,6 +79,7 @@ export async function startStack(o: StackOptions = {}): Promise<Stack> {
   redis.on("error", () => undefined);
   return {
     api,
+    upstream,
     worker,
     replay,
     prefix,
