@@ -99,6 +99,8 @@ function isSorryPage(body: string): boolean {
   if (body.length > INTERSTITIAL_MAX) return false;
   // Markup only (a suggestion list may quote these words), and never a page that holds results.
   if (!body.trimStart().startsWith("<") || includesAny(body, RESULT_MARKUP)) return false;
+  // A challenge page's script may name /sorry/ as where it sends a browser it distrusts: a wall.
+  if (body.includes(ENABLEJS)) return false;
   if (body.length <= SORRY_MENTION_MAX && body.includes("/sorry/")) return true;
   if (!looksLikeHtml(body)) return false;
   return includesAny(body, SORRY_MARKUP) || (body.includes("unusual traffic") && body.includes("<form"));

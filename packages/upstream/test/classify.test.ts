@@ -73,6 +73,13 @@ describe("classify: status and redirects", () => {
     expect(web(res(page("classify-sorry.html"), 403))).toBe("blocked");
   });
 
+  test("a JavaScript challenge whose script names /sorry/ (where it sends a browser it distrusts) is a wall, not a block", () => {
+    const challenge =
+      '<html><head><title>coffee - Google Search</title></head><body><noscript><iframe src="/httpservice/retry/enablejs?sei=x"></iframe></noscript>' +
+      '<script>if (navigator.webdriver) location.replace("/sorry/index?continue=" + encodeURIComponent(location.href)); else document.cookie = "SG_SS=1";</script></body></html>';
+    expect(web(res(challenge))).toBe("js_wall");
+  });
+
   test("a 403 is the upstream refusing this kind of client (its answer to a TLS fingerprint it turns away)", () => {
     expect(web(res(page("classify-error-500.html").replace(/500/g, "403"), 403))).toBe("refused");
   });
