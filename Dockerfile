@@ -1,7 +1,8 @@
 # syntax=docker/dockerfile:1.7
 #
-# One small production image for the API, the workers and the operators' CLI; the command picks
-# which runs (docker-compose.yml sets it per service):
+# Two production images from the same bundles: `runtime`, small, for the API, the CLI and workers
+# that use a remote browser; `worker`, the same plus Debian's chromium, for workers that render pages
+# with a local browser. The command picks which app runs (docker-compose.yml sets it per service):
 #   node --enable-source-maps dist/api.mjs      the HTTP API (port 3000)
 #   node --enable-source-maps dist/worker.mjs   BullMQ workers (WORKER_QUEUES; health on HEALTH_PORT)
 #   node dist/cli.mjs help                       accounts, keys and credits
@@ -62,7 +63,23 @@ COPY . .
 RUN pnpm install --frozen-lockfile --offline --prod --ignore-scripts --config.node-linker=hoisted \
  && rm -rf node_modules/typescript
 
-# --- the image that runs -------------------------------------------------------------------------
+# --- the workers' image: the same bundles, plus Debian's chromium for the browser transport ---------
+# (and xvfb for BROWSER_HEADLESS=false). Kept apart so the API image stays small; workers pointed at
+# a remote browser fleet (BROWSER_CDP_URL / BROWSER_WS_ENDPOINT) can run the API image instead.
+FROM ${NODE_IMAGE} AS worker
+ENV NODE_ENV=production
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends chromium xvfb xauth fonts-liberation \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY --from=prod-deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+USER node
+EXPOSE 9100
+STOPSIGNAL SIGTERM
+CMD ["node", "--enable-source-maps", "dist/worker.mjs"]
+
+# --- the image that runs the API and the CLI (and workers that use a remote browser) ---------------
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production
 WORKDIR /app

@@ -77,7 +77,10 @@ d("docker-compose.yml", () => {
     expect(w.depends_on).toEqual({ redis: { condition: "service_healthy" } });
     expect(w.healthcheck!.test.join(" ")).toContain("http://127.0.0.1:9100/readyz");
     expect(w.env_file).toEqual([{ path: ".env", required: false }]);
-    expect(w.image).toBe(services.api!.image);
+    // The workers' image carries Chromium for the browser transport; the API's stays small.
+    expect(w.image).toBe("serp-worker:latest");
+    expect(w.build).toEqual({ context: ".", target: "worker" });
+    expect(services.api!.build).toEqual({ context: ".", target: "runtime" });
   });
 
   test("stop grace periods outlast the apps' own shutdown deadlines", () => {
@@ -117,6 +120,16 @@ describe("Dockerfile", () => {
 
   test("runs as a non-root user", () => {
     expect(runtime).toMatch(/^USER node$/m);
+  });
+
+  test("the workers' image is the same bundles plus Debian's chromium and xvfb; the API image has no browser", () => {
+    const worker = stages.find((s) => s.startsWith("${NODE_IMAGE} AS worker"))!;
+    expect(worker).toMatch(/apt-get install -y --no-install-recommends chromium xvfb/);
+    expect(worker).toContain("COPY --from=prod-deps /app/node_modules ./node_modules");
+    expect(worker).toContain("COPY --from=build /app/dist ./dist");
+    expect(worker).toMatch(/^USER node$/m);
+    expect(worker).toContain('CMD ["node", "--enable-source-maps", "dist/worker.mjs"]');
+    expect(runtime).not.toMatch(/chromium/);
   });
 
   test("installs with the repository's pnpm version from the lockfile, production dependencies apart", () => {

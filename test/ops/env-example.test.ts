@@ -44,9 +44,11 @@ function settingsReadByCode(): Map<string, string> {
   const packageFiles = readdirSync(join(ROOT, "packages"))
     .filter((p) => p !== "replay")
     .flatMap((p) => sourceFiles(join(ROOT, "packages", p, "src")));
+  // Variables the system sets, not settings of ours: the X display a headed browser uses when present.
+  const system = new Set(["DISPLAY"]);
   for (const file of [...appFiles, ...packageFiles]) {
     const source = readFileSync(file, "utf8");
-    for (const name of [...schemaKeys(source), ...directReads(source)]) note(name, file);
+    for (const name of [...schemaKeys(source), ...directReads(source)]) if (!system.has(name)) note(name, file);
   }
   const upstreamConfig = join(ROOT, "packages/upstream/src/config.ts");
   for (const m of readFileSync(upstreamConfig, "utf8").matchAll(/\b(?:str|int|bool)\("([A-Z][A-Z0-9_]+)"\)/g)) note(m[1]!, upstreamConfig);
