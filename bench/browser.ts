@@ -2,16 +2,16 @@
  * Benchmark 7: a page rendered by the browser transport (Debian's Chromium, warm pool) against the
  * same page fetched over HTTP (the impersonating transport), each followed by the web parser, from
  * the replay upstream running as its own process. At BROWSER_CONCURRENCY 1, 2 and 4: latency p50/p99
- * per page, CPU-seconds per page (this process and every browser process), and the browser's
- * resident size per concurrent page.
+ * per page, CPU-seconds per page (the whole machine's, so every browser process counts), and the
+ * browsers' resident size per concurrent page.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { BROWSER_DEFAULTS, BrowserPool, ImpersonatingClients, PARSERS, rssMb, type FetchResult } from "@serp/upstream";
+import { BROWSER_DEFAULTS, BrowserPool, ImpersonatingClients, PARSERS, type FetchResult } from "@serp/upstream";
 import { FIXTURES_DIR, fixturesAvailable } from "../packages/upstream/test/fixtures-dir.js";
 import { fmt, percentile, runIfMain, type Row } from "./lib.js";
 
@@ -31,21 +31,29 @@ async function startReplay(): Promise<{ url: string; stop: () => void }> {
   throw new Error("the replay did not start");
 }
 
-/** CPU seconds of a process, its live descendants, and the children it has reaped (Linux /proc). */
-function treeCpuSeconds(pid: number): number {
-  let ticks = 0;
-  const stack = [pid];
-  while (stack.length) {
-    const p = stack.pop()!;
+/**
+ * CPU seconds the whole machine spent (Linux /proc/stat, all cores): the bench runs alone, so this is
+ * this process, the browser with every renderer it started and stopped, and the replay, for both the
+ * browser and the HTTP baseline alike. Per-process sums lose renderers that exit mid-run.
+ */
+function machineCpuSeconds(): number {
+  const [, ...fields] = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/);
+  const [user, nice, system, , , irq, softirq] = fields.map(Number);
+  return (user! + nice! + system! + irq! + softirq!) / 100;
+}
+
+/** Resident size of every Chromium process on the machine, in MB. */
+function chromiumRssMb(): number {
+  let kb = 0;
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
     try {
-      const f = readFileSync(`/proc/${p}/stat`, "utf8").split(") ")[1]!.split(" ");
-      ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
-      for (const tid of readFileSync(`/proc/${p}/task/${p}/children`, "utf8").trim().split(/\s+/).filter(Boolean)) stack.push(Number(tid));
+      if (!/chrom/i.test(readFileSync(`/proc/${pid}/comm`, "utf8"))) continue;
+      kb += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
     } catch {
       /* gone meanwhile */
     }
   }
-  return ticks / 100;
+  return kb / 1024;
 }
 
 interface Measured {
@@ -55,12 +63,10 @@ interface Measured {
   rssPerPage?: number;
 }
 
-async function measure(pages: number, concurrency: number, fetchOne: () => Promise<FetchResult>, browserPids: () => number[]): Promise<Measured> {
+async function measure(pages: number, concurrency: number, fetchOne: () => Promise<FetchResult>, browser: boolean): Promise<Measured> {
   const latencies: number[] = [];
   let peakRss = 0;
-  const cpu0 = process.cpuUsage();
-  const pids0 = browserPids();
-  const tree0 = pids0.reduce((a, p) => a + treeCpuSeconds(p), 0);
+  const cpu0 = machineCpuSeconds();
   let left = pages;
   const lane = async () => {
     while (left-- > 0) {
@@ -70,18 +76,17 @@ async function measure(pages: number, concurrency: number, fetchOne: () => Promi
       const blocks = PARSERS["web-search"](r.response.body);
       if (!blocks.organic_results?.length) throw new Error("the page did not parse");
       latencies.push(performance.now() - t);
-      peakRss = Math.max(peakRss, browserPids().reduce((a, p) => a + rssMb(p), 0));
+      if (browser) peakRss = Math.max(peakRss, chromiumRssMb());
     }
   };
   await Promise.all(Array.from({ length: concurrency }, lane));
-  const cpu = process.cpuUsage(cpu0);
-  const tree = browserPids().reduce((a, p) => a + treeCpuSeconds(p), 0) - tree0;
+  const cpu = machineCpuSeconds() - cpu0;
   latencies.sort((a, b) => a - b);
   return {
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
-    cpuPerPage: ((cpu.user + cpu.system) / 1e6 + tree) / pages,
-    ...(pids0.length ? { rssPerPage: peakRss / concurrency } : {}),
+    cpuPerPage: cpu / pages,
+    ...(browser ? { rssPerPage: peakRss / concurrency } : {}),
   };
 }
 
@@ -94,8 +99,8 @@ export async function benchBrowser(pages = 24): Promise<Row[]> {
   try {
     const http = new ImpersonatingClients(true);
     const viaHttp = () => http.fetch({ url, headers: {}, browser: "chrome151" }, { timeoutMs: 20_000, maxBodyBytes: 8e6 });
-    await measure(4, 1, viaHttp, () => []);
-    const base = await measure(pages, 1, viaHttp, () => []);
+    await measure(4, 1, viaHttp, false);
+    const base = await measure(pages, 1, viaHttp, false);
     http.close();
     console.log(`HTTP (impit) + parse: p50 ${fmt(base.p50, 0)} ms, p99 ${fmt(base.p99, 0)} ms, ${fmt(base.cpuPerPage, 3)} CPU-s/page`);
     for (const concurrency of [1, 2, 4]) {
@@ -103,8 +108,8 @@ export async function benchBrowser(pages = 24): Promise<Row[]> {
       const viaBrowser = () =>
         pool.fetch({ url, headers: { "accept-language": "en-US,en;q=0.9" }, device: "desktop", language: "en", country: "us" }, { timeoutMs: 30_000, maxBodyBytes: 8e6 });
       try {
-        await measure(concurrency * 2, concurrency, viaBrowser, () => pool.processIds()); // warm: launched, challenge cookies kept
-        const m = await measure(pages, concurrency, viaBrowser, () => pool.processIds());
+        await measure(concurrency * 2, concurrency, viaBrowser, true); // warm: launched, contexts and pages open
+        const m = await measure(pages, concurrency, viaBrowser, true);
         console.log(
           `browser c=${concurrency} + parse: p50 ${fmt(m.p50, 0)} ms, p99 ${fmt(m.p99, 0)} ms, ${fmt(m.cpuPerPage, 3)} CPU-s/page, ${fmt(m.rssPerPage ?? NaN, 0)} MB RSS per concurrent page`,
         );
