@@ -3,19 +3,31 @@
  * upstream, on the real Redis the test command started (REDIS_URL), under a key prefix of its own.
  */
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { pino, type Logger } from "pino";
 import { Redis } from "ioredis";
 import { loadEnv } from "@serp/api/env";
 import { createApiRuntime, type ApiRuntime } from "@serp/api/runtime";
 import { startReplayServer, type ReplayOptions, type ReplayServer } from "@serp/replay";
 import type { QueueName } from "@serp/shared";
-import { createUpstream, type UpstreamDeps, type UpstreamOptions } from "@serp/upstream";
+import { createUpstream, profileTable, shippedProfilesFile, type UpstreamDeps, type UpstreamOptions } from "@serp/upstream";
 import { createWorkerRuntime, type WebhookOptions, type WorkerRuntime } from "@serp/worker/runtime";
 import { FIXTURES_DIR, GEOTARGETS_DIR, fixturesAvailable, geotargetsAvailable } from "../../packages/upstream/test/fixtures-dir.js";
 
 export { FIXTURES_DIR, fixturesAvailable, geotargetsAvailable };
 export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 export const silent = pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" });
+
+/**
+ * The shipped profile table without its browser rungs, unless a test brings its own: most tests are
+ * about the service around the upstream, and a Chromium per stack would only slow them (the browser
+ * tier has its own tests, test/e2e/browser.test.ts).
+ */
+const shippedTable = JSON.parse(readFileSync(shippedProfilesFile(), "utf8")) as { profiles: Record<string, { transport: string }>; kinds: Record<string, string[]> };
+const WITHOUT_BROWSER = profileTable({
+  ...shippedTable,
+  kinds: Object.fromEntries(Object.entries(shippedTable.kinds).map(([k, names]) => [k, names.filter((n) => shippedTable.profiles[n]!.transport !== "browser")])),
+});
 
 export interface StackOptions {
   env?: Record<string, string>;
@@ -55,8 +67,16 @@ export async function startStack(o: StackOptions = {}): Promise<Stack> {
   const replay = await startReplayServer({ dir: FIXTURES_DIR, ...o.replay });
   const geotargetsDir = o.withGeotargets && geotargetsAvailable ? GEOTARGETS_DIR : undefined;
   const upstream = createUpstream(
-    { baseUrl: replay.url, timeoutMs: o.upstreamTimeoutMs ?? 5_000, geotargetsDir, parseThreads: o.parseThreads, ...o.upstream?.(replay) },
-    o.upstreamDeps,
+    {
+      baseUrl: replay.url,
+      timeoutMs: o.upstreamTimeoutMs ?? 5_000,
+      geotargetsDir,
+      parseThreads: o.parseThreads,
+      // A file's tests inject faults one after another; rungs set aside by one test would change the next.
+      breakerThreshold: 1_000,
+      ...o.upstream?.(replay),
+    },
+    { profiles: WITHOUT_BROWSER, ...o.upstreamDeps },
   );
   const redisUrl = o.redisUrl ?? REDIS_URL;
   const env = loadEnv({ REDIS_URL: redisUrl, SERP_PREFIX: prefix, LOG_LEVEL: "silent", ...o.env });
