@@ -4,19 +4,14 @@
  * the control endpoint, the stats, the request log and faults after the guard. The challenge page's script
  * runs in node:vm against a fake navigator, window, location and document (headless detection included).
  */
-import { existsSync } from "node:fs";
 import { Agent, request } from "node:https";
-import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { runInNewContext } from "node:vm";
 import { Impit } from "impit";
+import { FIXTURES_DIR, fixturesAvailable } from "./fixtures-dir.js";
 import { startReplayServer, type ReplayServer } from "../src/index.js";
 import { ChallengeSigner, challengePage, challengeToken, isAutomated, type AutomationNavigator, type AutomationWindow } from "../src/challenge.js";
 import { GuardError, guardPreset } from "../src/guard.js";
 
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
-const FIXTURES_DIR = process.env.SERP_FIXTURES_DIR ?? resolve(repoRoot, "../shared/fixtures/google");
-const fixturesAvailable = existsSync(FIXTURES_DIR);
 const describeIfFixtures = fixturesAvailable ? describe : describe.skip;
 if (!fixturesAvailable) {
   console.warn(`guard tests skipped: no captured pages at ${FIXTURES_DIR} (set SERP_FIXTURES_DIR)`);

@@ -3,16 +3,13 @@
  * the UA-based layout, single-page mode, the route table, every fault mode and the request log.
  * Each served page is recognised by a marker known to be in that captured file (its title or kEI).
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { request } from "node:http";
 import { connect } from "node:net";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { FIXTURES_DIR, fixturesAvailable } from "./fixtures-dir.js";
 import { startReplayServer, type ReplayServer } from "../src/index.js";
 
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
-const FIXTURES_DIR = process.env.SERP_FIXTURES_DIR ?? resolve(repoRoot, "../shared/fixtures/google");
-const fixturesAvailable = existsSync(FIXTURES_DIR);
 const describeIfFixtures = fixturesAvailable ? describe : describe.skip;
 if (!fixturesAvailable) {
   console.warn(`replay tests skipped: no captured pages at ${FIXTURES_DIR} (set SERP_FIXTURES_DIR)`);

@@ -30,7 +30,7 @@ import { createHash, X509Certificate } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { chromium, type Browser, type BrowserContext, type Cookie, type Frame, type Page, type Response } from "playwright-core";
 import { isJsWall, type UpstreamResponse } from "./classify.js";
-import type { FetchFailure, FetchResult, UpstreamTls } from "./fetch.js";
+import { startRequest, type FetchFailure, type FetchResult, type UpstreamTls } from "./fetch.js";
 import type { Proxy } from "./proxies.js";
 
 export interface BrowserOptions {
@@ -196,11 +196,7 @@ export class BrowserPool {
 
   /** Renders the page. Resolves with a response or a failure; rejects only when `req.signal` aborts. */
   async fetch(req: BrowserRequest, settings: BrowserFetchSettings): Promise<FetchResult> {
-    const started = performance.now();
-    const ms = () => Math.round(performance.now() - started);
-    req.signal?.throwIfAborted();
-    const timeout = AbortSignal.timeout(settings.timeoutMs);
-    const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+    const { ms, timeout, signal } = startRequest(req.signal, settings.timeoutMs);
     let release: (() => void) | undefined;
     let live: Live | undefined;
     let tab: Tab | undefined;

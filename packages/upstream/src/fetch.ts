@@ -48,6 +48,18 @@ export interface FetchRequest {
   signal?: AbortSignal;
 }
 
+/**
+ * The clock and signals of one request for the transports that time it themselves: elapsed ms, the
+ * request's own time limit, and that limit joined with the caller's signal. Throws if the caller
+ * has already aborted.
+ */
+export function startRequest(caller: AbortSignal | undefined, timeoutMs: number) {
+  caller?.throwIfAborted();
+  const started = performance.now();
+  const timeout = AbortSignal.timeout(timeoutMs);
+  return { ms: () => Math.round(performance.now() - started), timeout, signal: caller ? AbortSignal.any([caller, timeout]) : timeout };
+}
+
 /** Why no response could be read: too slow, no connection, cut short, or too big. */
 export type FetchFailure = "timeout" | "network" | "truncated" | "too_large";
 

@@ -9,7 +9,7 @@
  * impit cannot take a private CA: a private-CA upstream needs UPSTREAM_TLS_INSECURE=true.
  */
 import { Impit } from "impit";
-import { decode, type FetchFailure, type FetchResult, type FetchSettings } from "./fetch.js";
+import { decode, startRequest, type FetchFailure, type FetchResult, type FetchSettings } from "./fetch.js";
 import type { Impersonated } from "./profiles.js";
 import type { Proxy } from "./proxies.js";
 
@@ -29,12 +29,8 @@ export class ImpersonatingClients {
 
   /** Sends the request. Resolves with a response or a failure; rejects only when `signal` aborts. */
   async fetch(req: ImpersonatedRequest, settings: FetchSettings): Promise<FetchResult> {
-    const started = performance.now();
-    const ms = () => Math.round(performance.now() - started);
-    req.signal?.throwIfAborted();
     // The request's own timer: impit's timeout does not cover a body that trickles in.
-    const timeout = AbortSignal.timeout(settings.timeoutMs);
-    const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+    const { ms, timeout, signal } = startRequest(req.signal, settings.timeoutMs);
     try {
       const res = await this.client(req.browser, req.proxy).fetch(req.url, {
         headers: req.headers,
