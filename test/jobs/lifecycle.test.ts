@@ -42,7 +42,7 @@ d("job lifecycle", () => {
     expect(res.body.result.search_parameters).toEqual({ engine: "web_search", query: "coffee", country: "us", language: "en", page: 1, device: "desktop" });
     expect(res.body.result.organic_results.length).toBeGreaterThan(0);
     // The queue entry carried the params, so the worker could fetch while marking the job started.
-    expect((await stack.api.queues.live.getJob(res.body.job.id))?.data).toEqual({ jobId: res.body.job.id, params: res.body.job.params });
+    expect((await stack.api.queues.live.getJob(res.body.job.id))?.data).toEqual({ jobId: res.body.job.id, params: res.body.job.params, accountId });
     const acct = await stack.api.accounts.get(accountId);
     expect(acct).toMatchObject({ balance: 9, reserved: 0 });
     expect(await stack.api.accounts.ledger(accountId)).toContainEqual(
@@ -202,11 +202,12 @@ d("live jobs fetched while they are marked started", () => {
     }
   });
 
-  test("a fast job's queue entry carries only its id (its params are read from the record)", async () => {
+  test("a fast job's queue entry carries its id and owner (its params are read from the record)", async () => {
     const { auth } = await stack.account(3);
     const res = await request(stack.api.app).post("/v1/jobs").set("Authorization", auth).send({ endpoint: "web-search", params: { query: "tea" }, queue: "fast" });
     expect(res.status).toBe(202);
-    expect((await stack.api.queues.fast.getJob(res.body.job.id))!.data).toEqual({ jobId: res.body.job.id });
+    // …and its owner, for the workers' fair share (docs/FAIRNESS.md).
+    expect((await stack.api.queues.fast.getJob(res.body.job.id))!.data).toEqual({ jobId: res.body.job.id, accountId: expect.stringMatching(/^acct_/) });
   });
 });
 

@@ -48,6 +48,8 @@ export interface StackOptions {
   /** More upstream settings for the workers (a browser, breakers…), given the replay's URL and certificate. */
   upstream?: (replay: ReplayServer) => UpstreamOptions;
   upstreamDeps?: UpstreamDeps;
+  /** The workers' accountShare (createWorkerRuntime's; its default unless set). */
+  accountShare?: number;
 }
 
 export interface Stack {
@@ -93,6 +95,7 @@ export async function startStack(o: StackOptions = {}): Promise<Stack> {
         logger: silent,
         lockDurationMs: 5_000,
         webhooks: o.webhooks,
+        accountShare: o.accountShare,
       })
     : undefined;
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 3 });

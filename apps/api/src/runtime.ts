@@ -3,7 +3,7 @@ import { Queue } from "bullmq";
 import type { Logger } from "pino";
 import { createMetrics } from "@serp/metrics";
 import { Closers, QUEUES, countryOfLocationName, type QueueName } from "@serp/shared";
-import { AccountStore, JobStore, createRedis, keySpace, waitReady } from "@serp/store";
+import { AccountStore, IdempotencyStore, JobStore, createRedis, keySpace, waitReady } from "@serp/store";
 import { createApp } from "./app.js";
 import type { AppContext } from "./context.js";
 import type { ApiEnv } from "./env.js";
@@ -49,6 +49,7 @@ export async function createApiRuntime(env: ApiEnv, logger: Logger, locationChec
   const jobService = new JobService({
     jobs, queues, waiter, locations, liveDeadlineMs: env.LIVE_DEADLINE_MS, logger, maxInFlight: limits.maxInFlight,
     allowPrivateWebhookTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    idempotency: new IdempotencyStore(redis, keys),
   });
   const metrics = createMetrics("api");
   const ctx: AppContext = { env, logger, metrics, redis, keys, jobs, accounts, queues, jobService, locations, rateLimit: limits.rateLimit };

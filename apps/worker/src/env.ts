@@ -15,6 +15,11 @@ const schema = z.object({
   WORKER_QUEUES: queueList.default(["live", "fast", "regular"]),
   /** Jobs in flight per queue in this process (each mostly waits on the upstream). */
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(16),
+  /**
+   * The share of this process's slots per queue (scrape and webhook) one account may hold; its
+   * other jobs wait a moment so another account finds a free slot (docs/FAIRNESS.md). 1: no cap.
+   */
+  WORKER_ACCOUNT_SHARE: z.coerce.number().gt(0).max(1).default(0.75),
   /** Threads parsing pages beside the event loop, so parsing never delays I/O; 0 parses on the event loop. */
   PARSE_THREADS: z.coerce.number().int().min(0).max(64).default(1),
   JOB_RETENTION_SECONDS: z.coerce.number().int().min(1).default(7 * 24 * 3600),

@@ -54,13 +54,14 @@ const health: HealthServer | undefined =
         },
       });
 
-for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => void stop(signal));
+for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => void (stopping ? forceStop(signal) : stop(signal)));
 
 const rt = await createWorkerRuntime({
   redisUrl: env.REDIS_URL,
   prefix: env.SERP_PREFIX,
   queues: env.WORKER_QUEUES,
   concurrency: env.WORKER_CONCURRENCY,
+  accountShare: env.WORKER_ACCOUNT_SHARE,
   retentionSeconds: env.JOB_RETENTION_SECONDS,
   lockDurationMs: env.WORKER_LOCK_MS,
   scraper: upstream,
@@ -83,9 +84,24 @@ const workers = rt.webhooks?.worker ? [...rt.workers, rt.webhooks.worker] : rt.w
 running = { rt, workers, inFlight: trackJobsInFlight(workers) };
 logger.info({ concurrency: env.WORKER_CONCURRENCY, upstream: env.UPSTREAM_BASE_URL ?? "real hosts" }, "workers ready");
 
+/** Past the deadline, handing jobs back and closing get this long; then the process exits regardless. */
+const STOP_MARGIN_MS = 2_000;
+
+/** A second Ctrl-C: the operator does not want to wait; jobs in flight are retaken after their lock expires. */
+function forceStop(signal: string): never {
+  logger.warn({ signal }, "second signal: stopping now, without finishing jobs in flight");
+  process.exit(1);
+}
+
 async function stop(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
+  // Nothing below may keep the process up past its deadline: with Redis gone, closing BullMQ's
+  // connections and handing jobs back wait on reconnection forever.
+  setTimeout(() => {
+    logger.error({ deadlineMs: WORKER_SHUTDOWN_TIMEOUT_MS + STOP_MARGIN_MS }, "could not stop cleanly in time (is Redis reachable?): exiting now");
+    process.exit(1);
+  }, WORKER_SHUTDOWN_TIMEOUT_MS + STOP_MARGIN_MS).unref();
   if (!running) {
     // Signalled while still waiting for Redis at boot: no job taken, nothing to finish.
     logger.info({ signal }, "stopping before the workers started");

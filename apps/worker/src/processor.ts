@@ -11,8 +11,9 @@ import {
   type JobParams,
 } from "@serp/shared";
 import type { Metrics } from "@serp/metrics";
-import { QUEUE_CATALOG, type JobStore } from "@serp/store";
+import { QUEUE_CATALOG, type JobStore, type ScrapePayload } from "@serp/store";
 import { outcomeOf, type TryOutcome } from "@serp/upstream";
+import type { FairShare } from "./fair-share.js";
 
 /** A scrape begun before the job was marked started, and how to drop it if the job is not to run. */
 interface EarlyScrape {
@@ -82,6 +83,8 @@ export interface ProcessorDeps {
    * a crash between settling and enqueueing. Must be idempotent.
    */
   onFinal?: (jobId: string, known?: KnownJob) => Promise<void>;
+  /** Holds each account to its share of this process's slots per queue (none: no cap). */
+  fairShare?: FairShare;
 }
 
 /** What the processor already knows of a job, so a hook can skip reading the record again. */
@@ -91,9 +94,27 @@ export type KnownJob = Pick<Job, "queue" | "postbackUrl">;
  * Runs one scrape job: pending → processing → completed | failed, settling credits exactly once
  * through the job store. Transient upstream faults go back to pending while attempts remain.
  */
-export function createProcessor({ jobs, scraper, logger, metrics, onFinal }: ProcessorDeps) {
-  return async (bullJob: BullJob, _token?: string, signal?: AbortSignal): Promise<void> => {
-    const { jobId, params: carried } = QUEUE_CATALOG.fast.payload.parse(bullJob.data);
+export function createProcessor(deps: ProcessorDeps) {
+  const { fairShare, metrics } = deps;
+  const run = runJob(deps);
+  return async (bullJob: BullJob, token?: string, signal?: AbortSignal): Promise<void> => {
+    const payload = QUEUE_CATALOG.fast.payload.parse(bullJob.data);
+    // Before anything goes out: an account at its share of this process's slots waits a moment.
+    const release = payload.accountId && fairShare ? fairShare.take(bullJob.queueName, payload.accountId) : () => undefined;
+    if (!release) {
+      metrics?.fairShareDeferrals.inc({ queue: bullJob.queueName });
+      throw await fairShare!.defer(bullJob, token);
+    }
+    try {
+      await run(bullJob, payload, signal);
+    } finally {
+      release();
+    }
+  };
+}
+
+function runJob({ jobs, scraper, logger, metrics, onFinal }: ProcessorDeps) {
+  return async (bullJob: BullJob, { jobId, params: carried }: ScrapePayload, signal?: AbortSignal): Promise<void> => {
     const log = logger.child({ jobId, queue: bullJob.queueName, attempt: bullJob.attemptsMade + 1 });
     const started = performance.now();
     // A live job brings its params: its page is fetched while the record is marked started.

@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { Metrics } from "@serp/metrics";
 import { Closers, JOB_ERRORS, type QueueName } from "@serp/shared";
 import { JobStore, createRedis, keySpace, waitReady } from "@serp/store";
+import { FairShare } from "./fair-share.js";
 import { RetryLater, createProcessor, type KnownJob, type Scraper } from "./processor.js";
 import { startWebhooks, type WebhookOptions } from "./webhooks/index.js";
 
@@ -28,7 +29,16 @@ export interface WorkerRuntimeOptions {
    * queue, and this process serves it unless `serve: false`. `false` turns both off.
    */
   webhooks?: WebhookOptions | false;
+  /**
+   * The share of this process's slots on each queue (scrape and webhook) one account may hold; its
+   * other jobs wait a moment, so another account's job finds a free slot. Default 0.75; 1 turns
+   * the cap off (a single-tenant deployment). See docs/FAIRNESS.md.
+   */
+  accountShare?: number;
 }
+
+/** The default share of a process's slots one account may hold. */
+export const DEFAULT_ACCOUNT_SHARE = 0.75;
 
 /** BullMQ workers for the named queues, plus a watcher that settles jobs BullMQ gave up on. */
 export async function createWorkerRuntime(o: WorkerRuntimeOptions) {
@@ -52,13 +62,15 @@ export async function createWorkerRuntime(o: WorkerRuntimeOptions) {
       ? undefined
       : await startWebhooks(
           { store, connection, keys, jobs, retentionSeconds: o.retentionSeconds, logger: o.logger, metrics: o.metrics, closers },
-          o.webhooks,
+          { accountShare: o.accountShare, ...o.webhooks },
         );
   const onFinal = async (jobId: string, known?: KnownJob) => {
     await webhooks?.enqueue(jobId, known);
     await o.onFinal?.(jobId, known);
   };
-  const processor = createProcessor({ jobs, scraper: o.scraper, logger: o.logger, metrics: o.metrics, onFinal });
+  const share = o.accountShare ?? DEFAULT_ACCOUNT_SHARE;
+  const fairShare = share < 1 ? new FairShare(o.concurrency, share) : undefined;
+  const processor = createProcessor({ jobs, scraper: o.scraper, logger: o.logger, metrics: o.metrics, onFinal, fairShare });
   const lockDuration = o.lockDurationMs ?? 15_000;
 
   /**

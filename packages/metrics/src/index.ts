@@ -33,6 +33,7 @@ export function createMetrics(app: "api" | "worker") {
     canaryWorking: new Gauge({ name: "serp_upstream_canary_working_profiles", help: "Profiles that worked in the last canary, per kind", labelNames: ["kind"], registers: r }),
     canaryRuns: new Counter({ name: "serp_upstream_canary_runs_total", help: "Canary runs by result (ok, dead: some kind had no working profile)", labelNames: ["result"], registers: r }),
     /** Webhook delivery attempts by outcome (delivered, failed, gone, refused). */
+    fairShareDeferrals: new Counter({ name: "serp_fair_share_deferrals_total", help: "Jobs sent back to wait a moment because their account held its share of a process's slots", labelNames: ["queue"], registers: r }),
     webhookDeliveries: new Counter({ name: "serp_webhook_deliveries_total", help: "Webhook delivery attempts", labelNames: ["outcome"], registers: r }),
     creditsCharged: new Counter({ name: "serp_credits_charged_total", help: "Credits charged on completed jobs", labelNames: ["endpoint"], registers: r }),
     /** Jobs per queue and state, read from BullMQ when /metrics is scraped. */

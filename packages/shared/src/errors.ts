@@ -6,8 +6,10 @@ export const ERROR_STATUS = {
   insufficient_credits: 402,
   not_found: 404,
   method_not_allowed: 405,
+  idempotency_key_in_use: 409,
   unsupported_media_type: 415,
   payload_too_large: 413,
+  idempotency_key_reused: 422,
   rate_limited: 429,
   concurrency_limited: 429,
   internal_error: 500,
@@ -41,7 +43,11 @@ export const JOB_ERRORS = {
   blocked: "upstream blocked the request",
   upstreamTimeout: "upstream timed out",
   unparseable: "no results page could be parsed",
+  /** Every results page that came back was understood only in part (coverage.ts): no part of one is sold. */
+  partial: "the results page was not understood in full, so no partial result was returned",
   upstreamError: "upstream returned an error",
+  /** No answer at all: DNS, a refused or reset connection, a TLS failure (the code is in the worker's log). */
+  network: "could not reach the upstream (network error)",
   consent: "upstream asked for cookie consent and no profile could pass it",
   jsWall: "upstream required JavaScript and no profile could pass it",
   refused: "upstream refused every way of asking it",

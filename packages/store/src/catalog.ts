@@ -13,8 +13,23 @@ export const scrapePayloadSchema = z.strictObject({
   jobId: jobIdSchema,
   // Written by the API from validated params, and compared with the record before it is used.
   params: z.custom<JobParams>((v) => typeof v === "object" && v !== null && !Array.isArray(v)).optional(),
+  /** The job's owner, so a worker can hold each account to its fair share of slots before reading the record. */
+  accountId: z.string().min(1).max(64).optional(),
 });
 export type ScrapePayload = z.infer<typeof scrapePayloadSchema>;
+
+/** BullMQ's highest priority number; a lower number is taken first. */
+const MAX_PRIORITY = 2_097_152;
+
+/**
+ * The queue priority of a job whose account has `inFlight` jobs pending or processing, this one
+ * among them: an account's first job is taken before any account's second, so a flood of one
+ * account's jobs never stands in front of another's single job (docs/FAIRNESS.md). Jobs of equal
+ * priority keep their order.
+ */
+export function fairPriority(inFlight: number): number {
+  return Math.min(MAX_PRIORITY, Math.max(1, Math.floor(inFlight)));
+}
 
 export interface QueueSpec {
   name: QueueName;

@@ -4,5 +4,7 @@ export * from "./jobs.js";
 export * from "./keys.js";
 export * from "./limits.js";
 export * from "./redis.js";
+export * from "./ssrf.js";
 export * from "./webhooks.js";
 export * from "./upstream-status.js";
+export * from "./idempotency.js";

@@ -13,6 +13,8 @@ export function keySpace(prefix: string) {
     accountKeys: (id: string) => `${prefix}:acct:${id}:keys`,
     accounts: () => `${prefix}:accounts`,
     apiKey: (sha256: string) => `${prefix}:key:${sha256}`,
+    /** An account's idempotency key (hashed) of POST /v1/jobs: the job it made. */
+    idempotency: (accountId: string, sha256: string) => `${prefix}:acct:${accountId}:idem:${sha256}`,
     /** Pub/sub channel on which every job that becomes final is announced (its id). */
     finalChannel: () => `${prefix}:events:final`,
     /** Pub/sub channel on which one API process (`instance`) is sent the settled records of the live jobs it waits for. */

@@ -10,7 +10,8 @@ import { recordFromFields, type JobRecord } from "@serp/store";
  * missed.
  */
 export class FinalWaiter {
-  private readonly waiters = new Map<string, (record?: JobRecord) => void>();
+  /** Who waits for each job: usually one request, two when a retry with its Idempotency-Key waits too. */
+  private readonly waiters = new Map<string, Set<(record?: JobRecord) => void>>();
 
   constructor(
     private readonly subscriber: Redis,
@@ -20,7 +21,7 @@ export class FinalWaiter {
     private readonly pollMs = 1_000,
   ) {
     subscriber.on("message", (ch: string, message: string) => {
-      if (ch === this.channel) this.waiters.get(message)?.();
+      if (ch === this.channel) this.wake(message);
       else if (ch === this.replyChannel) this.reply(message);
     });
   }
@@ -36,7 +37,11 @@ export class FinalWaiter {
     } catch {
       return; // Not a record: the announcement on the final channel still wakes the waiter.
     }
-    this.waiters.get(record.job.id)?.(record);
+    this.wake(record.job.id, record);
+  }
+
+  private wake(jobId: string, record?: JobRecord): void {
+    for (const waiter of this.waiters.get(jobId) ?? []) waiter(record);
   }
 
   /**
@@ -53,7 +58,9 @@ export class FinalWaiter {
       finished = true;
       clearTimeout(deadline);
       clearInterval(poll);
-      this.waiters.delete(jobId);
+      const set = this.waiters.get(jobId);
+      set?.delete(waiter);
+      if (set?.size === 0) this.waiters.delete(jobId);
       settle(final);
     };
     const check = async () => {
@@ -67,7 +74,8 @@ export class FinalWaiter {
         checking = false;
       }
     };
-    this.waiters.set(jobId, (record) => finish(record ?? true));
+    const waiter = (record?: JobRecord) => finish(record ?? true);
+    this.waiters.set(jobId, (this.waiters.get(jobId) ?? new Set()).add(waiter));
     const deadline = setTimeout(() => finish(false), deadlineMs);
     const poll = setInterval(() => void check(), this.pollMs);
     return { done, cancel: () => finish(false) };

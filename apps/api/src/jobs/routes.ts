@@ -12,6 +12,7 @@ export function jobRoutes(ctx: AppContext): Router {
     "/v1/jobs",
     ctx.rateLimit,
     (req, _res, next) => {
+      idempotencyKey(req.get("Idempotency-Key")); // a bad key is refused before the body is read
       if (!req.is("application/json")) {
         throw new ApiError("unsupported_media_type", "Send the job as JSON with 'Content-Type: application/json'");
       }
@@ -19,7 +20,8 @@ export function jobRoutes(ctx: AppContext): Router {
     },
     parseJson,
     async (req, res) => {
-      const outcome = await ctx.jobService.submit(submitter(req, res), req.body);
+      const outcome = await ctx.jobService.submit(submitter(req, res), req.body, idempotencyKey(req.get("Idempotency-Key")));
+      if (outcome.replayed) res.setHeader("Idempotent-Replayed", "true");
       res.status(outcome.status).json(outcome.body);
     },
   );
@@ -29,4 +31,15 @@ export function jobRoutes(ctx: AppContext): Router {
   });
 
   return router;
+}
+
+/** Stripe's rule: up to 255 printable ASCII characters (a UUID is the usual choice). */
+function idempotencyKey(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^[\x21-\x7e]{1,255}$/.test(raw)) {
+    throw new ApiError("invalid_request", "Idempotency-Key must be 1 to 255 printable ASCII characters without spaces, such as a UUID", [
+      { field: "Idempotency-Key", message: "must be 1 to 255 printable ASCII characters without spaces" },
+    ]);
+  }
+  return raw;
 }

@@ -14,7 +14,7 @@ import {
   type JobStatus,
   type QueueName,
 } from "@serp/shared";
-import { QUEUE_CATALOG, jobResponse, type JobRecord, type JobStore, type ScrapePayload } from "@serp/store";
+import { IdempotencyStore, QUEUE_CATALOG, fairPriority, jobResponse, type JobRecord, type JobStore, type ScrapePayload } from "@serp/store";
 import { fieldIssues, invalidRequest } from "../errors.js";
 import { postbackUrlProblem } from "../webhooks/postback-url.js";
 import type { FinalWaiter } from "./final-waiter.js";
@@ -41,6 +41,8 @@ export interface JobServiceDeps {
   maxInFlight?: (accountId: string) => Promise<number>;
   /** Accept postback URLs on private networks (otherwise refused at submission and at delivery). */
   allowPrivateWebhookTargets?: boolean;
+  /** Idempotency keys of submissions (none: the header is ignored). */
+  idempotency?: IdempotencyStore;
 }
 
 /** The account a job is submitted for, with its limit on jobs in flight when the caller read it already. */
@@ -52,9 +54,13 @@ export interface Submitter {
 }
 
 /** A live job answers 200 with its final record (kept whole for callers that show more of it); the rest 202. */
-export type SubmitOutcome =
+export type SubmitOutcome = (
   | { status: 200; body: JobResponse; record: JobRecord }
-  | { status: 202; body: { job: JobResponse["job"]; message: string } };
+  | { status: 202; body: { job: JobResponse["job"]; message: string } }
+) & {
+  /** Answered with the job an earlier submission with the same Idempotency-Key made. */
+  replayed?: boolean;
+};
 
 /** The job as its owner reads it; one definition, shared with webhook payloads. */
 export const toResponse = jobResponse;
@@ -63,7 +69,7 @@ export class JobService {
   constructor(private readonly deps: JobServiceDeps) {}
 
   /** Validates, reserves a credit, stores and enqueues a job; waits for it on the live queue. */
-  async submit({ accountId, maxInFlight, onInFlight }: Submitter, body: unknown): Promise<SubmitOutcome> {
+  async submit({ accountId, maxInFlight, onInFlight }: Submitter, body: unknown, idempotencyKey?: string): Promise<SubmitOutcome> {
     const parsed = jobRequestSchema.safeParse(body);
     if (!parsed.success) throw invalidRequest(fieldIssues(parsed.error));
     const req = parsed.data;
@@ -77,6 +83,16 @@ export class JobService {
     }
     const params = withDefaults(req, (name) => this.deps.locations.countryOf(name));
     const id = newJobId();
+    // A retried submission (same key, same body) is answered with its first job: no second job, no second charge.
+    const idem = idempotencyKey && this.deps.idempotency ? { store: this.deps.idempotency, key: idempotencyKey } : undefined;
+    if (idem) {
+      const claim = await idem.store.claim(accountId, idem.key, IdempotencyStore.fingerprint(body), id);
+      if (claim.kind === "mismatch") {
+        throw new ApiError("idempotency_key_reused", "This Idempotency-Key was already used with a different request body; use a new key for a new job");
+      }
+      if (claim.kind === "replay") return this.replay(accountId, claim.jobId);
+    }
+    const release = () => idem?.store.release(accountId, idem.key, id).catch(() => undefined);
     const createdAt = new Date().toISOString();
     const { outcome: created, inFlight } = await this.deps.jobs.create(
       {
@@ -87,6 +103,7 @@ export class JobService {
       maxInFlight ?? (await this.deps.maxInFlight?.(accountId)) ?? 0,
     );
     if (created !== "no_account") onInFlight?.(inFlight);
+    if (created !== "created") await release();
     if (created === "concurrency_limited") {
       throw new ApiError("concurrency_limited", "Too many jobs pending or processing for this account; retry when some finish", undefined, 1);
     }
@@ -101,10 +118,12 @@ export class JobService {
         : undefined;
     try {
       const spec = QUEUE_CATALOG[req.queue];
-      const payload: ScrapePayload = req.queue === "live" ? { jobId: id, params } : { jobId: id };
-      await this.deps.queues[req.queue].add(req.endpoint, payload, { ...spec.jobOptions, jobId: id });
+      const payload: ScrapePayload = req.queue === "live" ? { jobId: id, params, accountId } : { jobId: id, accountId };
+      // Fair order: an account's n-th job in flight waits behind every account's earlier ones.
+      await this.deps.queues[req.queue].add(req.endpoint, payload, { ...spec.jobOptions, jobId: id, priority: fairPriority(inFlight) });
     } catch (err) {
       wait?.cancel();
+      await release();
       // Not enqueued: release the reservation so nothing is lost or billed, then report.
       await this.deps.jobs
         .finalize(id, accountId, { status: "failed", credits: 0, latencyMs: null, error: JOB_ERRORS.internal, result: null, completedAt: new Date().toISOString() })
@@ -126,6 +145,33 @@ export class JobService {
     const record = typeof final === "object" ? final : await this.deps.jobs.get(id);
     if (!record) throw new ApiError("internal_error", "The job record disappeared");
     return { status: 200, body: toResponse(record), record };
+  }
+
+  /**
+   * The job an earlier submission with the same key made, as that submission answered: a live job
+   * once final (waiting for it, within the live deadline, when it is still running), any other job
+   * at once with its current state. A claim whose job is not written yet is a moment old: wait for it.
+   */
+  private async replay(accountId: string, jobId: string): Promise<SubmitOutcome> {
+    let record = await this.deps.jobs.get(jobId);
+    for (let i = 0; !record && i < 20; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      record = await this.deps.jobs.get(jobId);
+    }
+    if (!record || record.accountId !== accountId) {
+      throw new ApiError("idempotency_key_in_use", "A submission with this Idempotency-Key is still being created; retry in a moment", undefined, 1);
+    }
+    const { job } = record;
+    if (job.queue !== "live") {
+      return { status: 202, replayed: true, body: { job, message: `Job already submitted with this Idempotency-Key; poll GET /v1/jobs/${jobId} for its result` } };
+    }
+    if (!isFinal(job.status)) {
+      const left = Date.parse(job.createdAt) + this.deps.liveDeadlineMs - Date.now();
+      const wait = this.deps.waiter.wait(jobId, Math.max(left, 0) + 1_000, async () => isFinal(await this.deps.jobs.status(jobId)));
+      const final = await wait.done;
+      record = typeof final === "object" ? final : ((await this.deps.jobs.get(jobId)) ?? record);
+    }
+    return { status: 200, replayed: true, body: toResponse(record), record };
   }
 
   /** Past the live deadline the job fails with `timed out`; a late worker result is discarded. */

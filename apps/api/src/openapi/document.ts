@@ -23,6 +23,10 @@ const H = {
   retryAfter: { $ref: "#/components/headers/Retry-After" },
   rateLimit: { $ref: "#/components/headers/RateLimit" },
   rateLimitPolicy: { $ref: "#/components/headers/RateLimit-Policy" },
+  idempotentReplayed: {
+    description: "`true` when the answer is the job an earlier submission with the same Idempotency-Key made",
+    schema: { type: "string" as const, enum: ["true"] },
+  },
 };
 const rateHeaders = { RateLimit: H.rateLimit, "RateLimit-Policy": H.rateLimitPolicy };
 
@@ -34,6 +38,8 @@ const CODE_TEXT: Record<ErrorCode, string> = {
   insufficient_credits: "less than 1 credit available",
   not_found: "no such resource for this key (unknown, expired or another account's)",
   method_not_allowed: "method not allowed on this path",
+  idempotency_key_in_use: "a submission with this Idempotency-Key is still being created; retry in a moment",
+  idempotency_key_reused: "this Idempotency-Key was used with a different body in the last 24 hours",
   unsupported_media_type: "the body is not JSON",
   payload_too_large: "the body is larger than the configured limit",
   rate_limited: "the account's request rate is exceeded; retry after Retry-After seconds",
@@ -92,11 +98,23 @@ function registerJobs(r: OpenAPIRegistry): void {
       "(poll GET /v1/jobs/{jobId} or give a postbackUrl). Reserves 1 credit; a failed job costs 0. " +
       "Rate-limited per account (RateLimit headers) and limited in jobs pending or processing at once.",
     security: bearer,
-    request: { body: { required: true, content: { "application/json": { schema: s.jobRequest } } } },
+    request: {
+      headers: z.object({
+        "Idempotency-Key": z.string().min(1).max(255).optional().meta({
+          description:
+            "Makes the submission safe to retry (Stripe's rule): within 24 hours, the same key with the same body answers with the job " +
+            "the first submission made, with no second job and no second charge (a live job once it is final, waiting for it if it still runs), " +
+            "and the header Idempotent-Replayed: true. The same key with another body is refused (422). Keys are per account; " +
+            "1 to 255 printable ASCII characters, such as a UUID. A submission that was refused (credits, limits) does not keep its key.",
+          example: "5f0c6d1e-3b7a-4a8e-9d1f-2c4b6a8e0f13",
+        }),
+      }),
+      body: { required: true, content: { "application/json": { schema: s.jobRequest } } },
+    },
     responses: {
-      200: json(s.jobResponse, "Live queue: the job, completed or failed, with its result", rateHeaders),
-      202: json(s.jobAccepted, "Fast or regular queue: the job is queued", rateHeaders),
-      ...errors("invalid_request", "invalid_json", "unauthorized", "insufficient_credits", "payload_too_large", "unsupported_media_type", "rate_limited", "concurrency_limited"),
+      200: json(s.jobResponse, "Live queue: the job, completed or failed, with its result", { ...rateHeaders, "Idempotent-Replayed": H.idempotentReplayed }),
+      202: json(s.jobAccepted, "Fast or regular queue: the job is queued", { ...rateHeaders, "Idempotent-Replayed": H.idempotentReplayed }),
+      ...errors("invalid_request", "invalid_json", "unauthorized", "insufficient_credits", "payload_too_large", "unsupported_media_type", "rate_limited", "concurrency_limited", "idempotency_key_reused", "idempotency_key_in_use"),
     },
   });
   r.registerPath({

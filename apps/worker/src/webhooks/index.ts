@@ -6,6 +6,7 @@ import type { Closers } from "@serp/shared";
 import { WEBHOOK_QUEUE, WEBHOOK_RETRY_DELAYS_MS, WebhookStore, type JobStore, type KeySpace } from "@serp/store";
 import { createTargetAgents } from "./agent.js";
 import { createWebhookEnqueuer } from "./enqueue.js";
+import { FairShare } from "../fair-share.js";
 import { createWebhookProcessor } from "./processor.js";
 import { webhookBackoff } from "./schedule.js";
 
@@ -25,6 +26,8 @@ export interface WebhookOptions {
   concurrency?: number;
   /** Delays before each retry; default WEBHOOK_RETRY_DELAYS_MS (tests pass a short schedule). */
   retryDelaysMs?: readonly number[];
+  /** The share of the delivery slots one account may hold (see the runtime's accountShare). Default 0.75. */
+  accountShare?: number;
 }
 
 export interface WebhookDeps {
@@ -53,6 +56,8 @@ export async function startWebhooks(d: WebhookDeps, o: WebhookOptions = {}) {
   const enqueue = createWebhookEnqueuer({ jobs: d.jobs, webhooks, queue, jobOptions: WEBHOOK_QUEUE.jobOptions(retryDelaysMs) });
   if (o.serve === false) return { enqueue, webhooks, worker: undefined };
 
+  const concurrency = o.concurrency ?? 32;
+  const share = o.accountShare ?? 0.75;
   const processor = createWebhookProcessor({
     jobs: d.jobs,
     webhooks,
@@ -61,11 +66,13 @@ export async function startWebhooks(d: WebhookDeps, o: WebhookOptions = {}) {
     retryDelaysMs,
     logger: d.logger,
     metrics: d.metrics,
+    // A dead receiver of one account holds at most this share of the slots, never all of them.
+    fairShare: share < 1 ? new FairShare(concurrency, share) : undefined,
   });
   const worker = new Worker(WEBHOOK_QUEUE.name, processor, {
     connection: d.connection("worker-webhooks"),
     prefix: d.keys.bullPrefix,
-    concurrency: o.concurrency ?? 32,
+    concurrency,
     // A delivery is at-least-once by design (same webhook-id each time); a crashed worker's
     // delivery is simply taken again.
     maxStalledCount: 3,

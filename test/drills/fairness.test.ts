@@ -1,0 +1,174 @@
+/**
+ * One account must not slow another (docs/FAIRNESS.md). Account B saturates its own limits; account
+ * A's jobs must go about as fast as when the service is idle:
+ * - live: A's p50 within 1.5× of its unloaded value, on one worker process and on two;
+ * - fast: a flood of B's queued jobs does not stand in front of A's single job;
+ * - webhooks: B's receiver that accepts and never answers delays A's delivery by at most 2 s.
+ * Each drill prints its figures. Without the fair share (accountShare 1, no priorities) A waits
+ * for B's whole backlog: seconds to minutes.
+ */
+import request from "supertest";
+import { createUpstream } from "@serp/upstream";
+import { createWorkerRuntime } from "@serp/worker/runtime";
+import { Receiver } from "../webhooks/receiver.js";
+import { REDIS_URL, silent, startStack, type Stack } from "../support/stack.js";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+
+const LONG = 90_000;
+
+
+
+const live = { endpoint: "web-search", params: { query: "dubai schokolade hamburg" }, queue: "live" };
+const fast = { endpoint: "web-search", params: { query: "dubai schokolade hamburg" }, queue: "fast" };
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
+const report = (line: string) => process.stdout.write(`[fairness] ${line}\n`);
+
+/** Submits and times each request as its client sees it. */
+async function timed(stack: Stack, auth: string, body: object, n: number): Promise<{ ms: number[]; statuses: number[] }> {
+  const out = await Promise.all(
+    Array.from({ length: n }, async () => {
+      const t0 = performance.now();
+      const res = await request(stack.api.app).post("/v1/jobs").set("Authorization", auth).send(body);
+      if (process.env.FAIR_DEBUG) report(JSON.stringify({ ms: Math.round(performance.now() - t0), latencyMs: res.body.job?.latencyMs, createdAt: res.body.job?.createdAt, completedAt: res.body.job?.completedAt, attempts: res.body.job?.attempts }));
+      return { ms: performance.now() - t0, status: res.status as number, job: res.body.job as { status: string } | undefined };
+    }),
+  );
+  return { ms: out.map((o) => o.ms), statuses: out.map((o) => (o.job?.status === "completed" ? o.status : -o.status)) };
+}
+
+describe.each([1, 2])("live jobs, %i worker process(es), upstream answering after 1 s", (processes) => {
+  let stack: Stack;
+  let second: Awaited<ReturnType<typeof createWorkerRuntime>> | undefined;
+  let secondUpstream: ReturnType<typeof createUpstream> | undefined;
+  beforeAll(async () => {
+    stack = await startStack({ workerQueues: ["live"], concurrency: 8, accountShare: Number(process.env.DRILL_SHARE ?? 0.75), replay: { faults: { latencyMs: 1_000 } } });
+    if (processes === 2) {
+      secondUpstream = createUpstream({ baseUrl: stack.replay.url, timeoutMs: 5_000, parseThreads: 0 });
+      second = await createWorkerRuntime({
+        redisUrl: REDIS_URL, prefix: stack.prefix, queues: ["live"], concurrency: 8, retentionSeconds: 3600, scraper: secondUpstream, logger: silent, webhooks: false,
+      });
+    }
+  });
+  afterAll(async () => {
+    await second?.closers.closeAll(10_000);
+    await secondUpstream?.close();
+    await stack.close();
+  });
+
+  test("while B keeps 5 jobs per slot waiting, A's live p50 stays within 1.5× of unloaded", async () => {
+    const a = await stack.account(100);
+    const b = await stack.account(500);
+    await timed(stack, a.auth, live, 1); // warm: connections, the replay's page cache
+    const idle = await timed(stack, a.auth, live, 3);
+    expect(idle.statuses).toEqual([200, 200, 200]);
+
+    const slots = 8 * processes;
+    const flood = timed(stack, b.auth, live, slots * 3);
+    await new Promise((r) => setTimeout(r, 300)); // B holds its share of every slot, the rest of it queued
+    const loaded = await timed(stack, a.auth, live, 3);
+    const bDone = await flood;
+    expect(loaded.statuses).toEqual([200, 200, 200]);
+    // B's jobs all completed too: deferred, never dropped.
+    expect(bDone.statuses.every((s) => s === 200)).toBe(true);
+
+    const ratio = median(loaded.ms) / median(idle.ms);
+    report(
+      `live, ${processes} process(es): A p50 unloaded ${median(idle.ms).toFixed(0)} ms, with B's ${slots * 3} jobs ${median(loaded.ms).toFixed(0)} ms (×${ratio.toFixed(2)}); B's p50 ${median(bDone.ms).toFixed(0)} ms`,
+    );
+    expect(ratio).toBeLessThanOrEqual(1.5);
+  }, LONG);
+});
+
+describe("fast queue flooded by one account", () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack({
+      workerQueues: ["fast"], concurrency: 8, accountShare: Number(process.env.DRILL_SHARE ?? 0.75), replay: { faults: { latencyMs: 200 } },
+      env: { RATE_LIMIT_PER_MINUTE: "0", MAX_JOBS_IN_FLIGHT: "0" },
+    });
+  });
+  afterAll(() => stack.close());
+
+  const waitFinal = async (auth: string, id: string) => {
+    for (;;) {
+      const res = await request(stack.api.app).get(`/v1/jobs/${id}`).set("Authorization", auth);
+      if (["completed", "failed"].includes(res.body.job.status)) return res.body.job as { status: string; createdAt: string; completedAt: string };
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  };
+  const oneJob = async (auth: string) => {
+    const res = await request(stack.api.app).post("/v1/jobs").set("Authorization", auth).send(fast);
+    expect(res.status).toBe(202);
+    const job = await waitFinal(auth, res.body.job.id);
+    expect(job.status).toBe("completed");
+    return Date.parse(job.completedAt) - Date.parse(job.createdAt);
+  };
+
+  test("A's single fast job is taken before B's 1,000 queued ones", async () => {
+    const a = await stack.account(10);
+    const b = await stack.account(2_000);
+    await oneJob(a.auth); // warm
+    const idle = await oneJob(a.auth);
+    // B's flood: 1,000 jobs queued (200 s of work for the 8 slots at 200 ms each, 6 of them B's).
+    for (let i = 0; i < 1_000; i += 50) {
+      const batch = await Promise.all(Array.from({ length: 50 }, () => request(stack.api.app).post("/v1/jobs").set("Authorization", b.auth).send(fast)));
+      expect(batch.every((r) => r.status === 202)).toBe(true);
+    }
+    const loaded = await oneJob(a.auth);
+    report(`fast: A's job submitted → completed: idle ${idle} ms, behind B's 1,000 queued jobs ${loaded} ms`);
+    // Not behind the backlog (≈ 33 s for B's share of the slots), only behind a free slot.
+    expect(loaded).toBeLessThan(Math.max(1.5 * idle, idle + 400));
+  }, LONG);
+});
+
+describe("webhooks: one account's receiver accepts and never answers", () => {
+  let stack: Stack;
+  let receiver: Receiver;
+  let silentServer: Server;
+  const sockets = new Set<Socket>();
+  beforeAll(async () => {
+    receiver = await Receiver.start();
+    // Accepts each request and never answers: every delivery to it holds its slot until the timeout.
+    silentServer = createServer(() => undefined);
+    silentServer.on("connection", (s) => {
+      sockets.add(s);
+      s.on("close", () => sockets.delete(s));
+    });
+    await new Promise<void>((r) => silentServer.listen(0, "127.0.0.1", r));
+    stack = await startStack({
+      workerQueues: ["fast"], concurrency: 16,
+      env: { RATE_LIMIT_PER_MINUTE: "0", MAX_JOBS_IN_FLIGHT: "0", WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" },
+      webhooks: { allowPrivateTargets: true, concurrency: 8, timeoutMs: 10_000, retryDelaysMs: [60_000] },
+    });
+  });
+  afterAll(async () => {
+    // The hanging deliveries end (as failed attempts) so the workers close at once.
+    silentServer.close();
+    for (const s of sockets) s.destroy();
+    await stack.close();
+    await receiver.close();
+  });
+
+  test("A's delivery arrives within 2 s of its job completing while B's 40 hang", async () => {
+    const a = await stack.account(10);
+    const b = await stack.account(100);
+    const dead = `http://127.0.0.1:${(silentServer.address() as AddressInfo).port}/hook`;
+    const bJobs = await Promise.all(
+      Array.from({ length: 40 }, () => request(stack.api.app).post("/v1/jobs").set("Authorization", b.auth).send({ ...fast, postbackUrl: dead })),
+    );
+    expect(bJobs.every((r) => r.status === 202)).toBe(true);
+    // B's deliveries now hold their share of the 8 slots, the rest waiting.
+    for (let i = 0; i < 200 && sockets.size < 6; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(sockets.size).toBeGreaterThanOrEqual(6);
+
+    const res = await request(stack.api.app).post("/v1/jobs").set("Authorization", a.auth).send({ ...fast, postbackUrl: receiver.url("/a") });
+    expect(res.status).toBe(202);
+    for (let i = 0; i < 400 && receiver.at("/a").length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(receiver.at("/a")).toHaveLength(1);
+    const job = (await request(stack.api.app).get(`/v1/jobs/${res.body.job.id}`).set("Authorization", a.auth)).body.job as { completedAt: string };
+    const late = receiver.at("/a")[0]!.at - Date.parse(job.completedAt);
+    report(`webhooks: A's delivery ${late} ms after its job completed, with B's 40 deliveries hanging on 8 slots`);
+    expect(late).toBeLessThanOrEqual(2_000);
+  }, LONG);
+});
