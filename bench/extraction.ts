@@ -1,13 +1,14 @@
 /**
  * Benchmark 4: extraction time per captured page and MB/s, next to a bare `parse5.parse` of the
- * same page (the least any parse5-based parser must do). Rounds alternate between the two so
- * both see the same machine load.
+ * same page (the least any parse5-based parser must do). Extraction is what a worker runs on a
+ * page: its kind's parser and the page's coverage figure, read from the same tree (`parsePage`).
+ * Rounds alternate between the two so both see the same machine load.
  */
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "parse5";
 import type { Endpoint } from "@serp/shared";
-import { PARSERS } from "@serp/upstream";
+import { parsePage } from "@serp/upstream";
 import { FIXTURES_DIR, fixturesAvailable } from "../packages/upstream/test/fixtures-dir.js";
 import { fmt, runIfMain, signed, type Row } from "./lib.js";
 
@@ -43,7 +44,7 @@ export async function benchExtraction(minMsPerPage = 120, print = true): Promise
     let full = 0;
     for (let round = 0; round < 3; round++) {
       bare += time(() => parse(html), minMsPerPage / 3);
-      full += time(() => PARSERS[parser](html), minMsPerPage / 3);
+      full += time(() => parsePage(parser, html), minMsPerPage / 3);
     }
     bare /= 3;
     full /= 3;

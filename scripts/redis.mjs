@@ -54,21 +54,36 @@ export function ping(port, timeoutMs = 500) {
   });
 }
 
+/** The data folder `npm start` keeps its private redis-server in when REDIS_DATA_DIR is unset. */
+export const DEFAULT_DATA_DIR = ".redis-data";
 /**
- * Starts redis-server on `port` (append-only on, no eviction, as in production) with its data and
- * log in `dir`, and resolves once it answers PING.
+ * The file in the data folder naming the URL of the redis-server `npm start` runs, while it runs;
+ * the CLI reads it when REDIS_URL is unset (apps/cli/src/redis-url.ts names the same file).
  */
-export async function spawnRedis(port, dir) {
-  const child = spawn(
+export const URL_FILE = "redis-url";
+
+/** redis-server on `port` (append-only on, no eviction, as in production), data and log in `dir`. */
+export function redisServerProcess(port, dir) {
+  return spawn(
     redisServerBinary(),
     ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "yes",
       "--appendfsync", "everysec", "--maxmemory-policy", "noeviction", "--logfile", join(dir, "redis.log")],
     { stdio: "ignore" },
   );
+}
+
+/** Resolves once the redis-server `child` answers PING on `port`; kills it after 10 s without. */
+export async function waitForRedis(port, child, dir) {
   for (let i = 0; i < 200; i++) {
     if (await ping(port)) return child;
+    if (child.exitCode !== null) break;
     await new Promise((r) => setTimeout(r, 50));
   }
   child.kill("SIGKILL");
   throw new Error(`redis-server did not answer on port ${port} (log: ${join(dir, "redis.log")})`);
+}
+
+/** Starts redis-server on `port` with its data and log in `dir`, and resolves once it answers PING. */
+export async function spawnRedis(port, dir) {
+  return waitForRedis(port, redisServerProcess(port, dir), dir);
 }

@@ -3,7 +3,10 @@
  * The two commands of the README, on a machine with only Node and npm:
  *   npm start  → installs dependencies if needed (and Debian's chromium for the browser transport
  *                when no remote browser is configured), starts a private redis-server when
- *                REDIS_URL is unset, then the API and workers for all three queues.
+ *                REDIS_URL is unset, then the API and workers for all three queues, and supervises
+ *                them: a crashed API or worker is restarted with back-off (scripts/supervise.mjs);
+ *                Ctrl-C, SIGTERM or SIGHUP (or npm going away) stops the apps, then Redis; a second
+ *                Ctrl-C kills them at once.
  *   npm test   → installs dependencies (and chromium) if needed, type-checks, starts a private
  *                redis-server (unless TEST_REDIS_URL is given) and runs every test.
  * Uses only Node's standard library, since it runs before dependencies exist.
@@ -12,9 +15,10 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { ensureChromium } from "./chromium.mjs";
-import { freePort, spawnRedis } from "./redis.mjs";
+import { DEFAULT_DATA_DIR, freePort, spawnRedis } from "./redis.mjs";
+import { Supervised, watchParent } from "./supervise.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const PNPM = ["--yes", "pnpm@10.34.8"];
@@ -41,39 +45,80 @@ async function startRedis(dir) {
   return { url: `redis://127.0.0.1:${port}`, port, child };
 }
 
-function run(name, args, env) {
-  const child = spawn(process.execPath, args, { stdio: "inherit", cwd: root, env });
-  child.on("exit", (code, signal) => say(`${name} exited (${code ?? signal})`));
-  return child;
+/** A whole number of ms from the environment, or the apps' default when unset or not a number. */
+function msFrom(env, name, fallback) {
+  const n = Number(env[name]);
+  return env[name] && Number.isFinite(n) && n >= 0 ? n : fallback;
+}
+
+/**
+ * The private Redis, held by scripts/redis-keeper.mjs in a session of its own, so that a terminal's
+ * Ctrl-C does not reach it and it stops after the apps, even when this process is killed.
+ */
+function startKeeper(dir, appsGraceMs) {
+  const child = spawn(process.execPath, [join(root, "scripts/redis-keeper.mjs"), dir, String(appsGraceMs)], {
+    cwd: root,
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+    detached: true,
+  });
+  const exited = new Promise((r) => child.once("exit", r));
+  const stop = async () => {
+    if (child.connected) child.send({ stop: true });
+    await exited;
+  };
+  return new Promise((ok, fail) => {
+    child.once("message", (msg) => (msg.url ? ok({ url: msg.url, child, stop }) : fail(new Error(msg.error))));
+    child.once("exit", (code) => fail(new Error(`the redis keeper exited (${code}) before redis-server answered`)));
+  });
 }
 
 async function start() {
   ensureDependencies();
   ensureChromium();
   const env = { ...process.env };
-  const children = [];
-  if (!env.REDIS_URL) {
-    const redis = await startRedis(join(root, ".redis-data"));
-    env.REDIS_URL = redis.url;
-    children.push(redis.child);
-    say(`REDIS_URL is not set: started a private redis-server at ${redis.url} (data in .redis-data/)`);
-  }
-  const tsx = ["--import", "tsx"];
-  const api = run("api", [...tsx, "apps/api/src/index.ts"], env);
-  const worker = run("worker", [...tsx, "apps/worker/src/index.ts"], { ...env, WORKER_QUEUES: env.WORKER_QUEUES ?? "live,fast,regular" });
-  children.unshift(api, worker);
-  let stopping = false;
-  const stop = async (code = 0) => {
-    if (stopping) return;
-    stopping = true;
-    for (const c of [api, worker]) c.kill("SIGTERM");
-    await Promise.all([api, worker].map((c) => (c.exitCode !== null ? null : new Promise((r) => c.once("exit", r)))));
-    for (const c of children.slice(2)) c.kill("SIGTERM");
-    process.exit(code);
+  // How long each app may take to stop on SIGTERM (its own deadlines, plus a margin) before SIGKILL.
+  const grace = {
+    api: msFrom(env, "LIVE_DEADLINE_MS", 60_000) + 15_000,
+    worker: msFrom(env, "WORKER_SHUTDOWN_TIMEOUT_MS", 25_000) + 5_000,
   };
-  process.on("SIGINT", () => void stop());
-  process.on("SIGTERM", () => void stop());
-  for (const c of [api, worker]) c.on("exit", (code) => void stop(code ?? 1));
+  let keeper;
+  if (!env.REDIS_URL) {
+    const dataDir = env.REDIS_DATA_DIR || DEFAULT_DATA_DIR;
+    keeper = await startKeeper(resolve(root, dataDir), Math.max(grace.api, grace.worker) + 5_000);
+    env.REDIS_URL = keeper.url;
+    say(`REDIS_URL is not set: started a private redis-server at ${keeper.url} (data in ${dataDir}; npm run cli finds it there)`);
+  }
+  // Each app in a process group of its own: a terminal's Ctrl-C reaches this process only, which
+  // stops them once (a second signal would force them). The guard stops them if this process dies.
+  const node = [process.execPath, "--import", pathToFileURL(join(root, "scripts/parent-guard.mjs")).href, "--import", "tsx"];
+  const spawnApp = (file, appEnv) => () => spawn(node[0], [...node.slice(1), file], { stdio: "inherit", cwd: root, env: appEnv, detached: true });
+  const apps = [];
+  // The keeper waits for these before it stops Redis, even if this process is killed.
+  const tellKeeper = () => keeper?.child.connected && keeper.child.send({ apps: apps.map((a) => a.pid).filter(Boolean) });
+  const options = { say, onStart: tellKeeper };
+  apps.push(
+    new Supervised("api", spawnApp("apps/api/src/index.ts", env), options),
+    new Supervised("worker", spawnApp("apps/worker/src/index.ts", { ...env, WORKER_QUEUES: env.WORKER_QUEUES ?? "live,fast,regular" }), options),
+  );
+  for (const app of apps) app.run();
+
+  let stopping = false;
+  const stop = async (why) => {
+    if (stopping) {
+      say(`${why} again: killing the API and worker now`);
+      await Promise.all(apps.map((a) => a.kill()));
+      await keeper?.stop();
+      process.exit(1);
+    }
+    stopping = true;
+    say(`${why}: stopping the API and worker${keeper ? ", then redis-server" : ""} (again to force)`);
+    await Promise.all(apps.map((a) => a.stop("SIGTERM", grace[a.name])));
+    await keeper?.stop();
+    say("stopped");
+    process.exit(0);
+  };
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => void stop(signal));
+  watchParent(() => void stop("npm is gone"));
 }
 
 async function test(args) {

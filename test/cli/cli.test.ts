@@ -3,8 +3,12 @@
  * (SERP_PREFIX), read back through the store the API uses.
  */
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Redis } from "ioredis";
 import { runCli } from "../../apps/cli/src/main.js";
+import { DEFAULT_REDIS_URL, chooseRedis } from "../../apps/cli/src/redis-url.js";
 import { AccountStore, JobStore, keySpace } from "@serp/store";
 import { REDIS_URL } from "../support/stack.js";
 
@@ -36,12 +40,13 @@ afterAll(async () => {
   redis.disconnect();
 });
 
-/** Runs the CLI and captures what it prints. */
-async function cli(...argv: string[]): Promise<{ code: number; text: string; json: () => any }> {
+/** Runs the CLI and captures what it prints (`notes`: the stderr line naming the Redis it uses). */
+async function cli(...argv: string[]): Promise<{ code: number; text: string; notes: string[]; json: () => any }> {
   const lines: string[] = [];
-  const code = await runCli(argv, (line) => lines.push(line));
+  const notes: string[] = [];
+  const code = await runCli(argv, (line) => lines.push(line), (line) => notes.push(line));
   const text = lines.join("\n");
-  return { code, text, json: () => JSON.parse(text) };
+  return { code, text, notes, json: () => JSON.parse(text) };
 }
 
 async function newAccount(...extra: string[]): Promise<{ accountId: string; apiKey: string; balance: number }> {
@@ -55,7 +60,7 @@ describe("operators' CLI", () => {
     for (const argv of [["help"], []]) {
       const out = await cli(...argv);
       expect(out.code).toBe(0);
-      for (const command of ["account create", "account list", "key create", "key list", "key revoke", "credits grant", "balance", "ledger", "usage", "limits show", "limits set"]) {
+      for (const command of ["account create", "account list", "key create", "key list", "key revoke", "credits grant", "balance", "ledger", "usage", "limits show", "limits set", "job show"]) {
         expect(out.text).toContain(command);
       }
     }
@@ -191,6 +196,23 @@ describe("operators' CLI", () => {
       expect(out.code).toBe(0);
       expect(out.json()).toEqual({ "web-news": { completed: 1, failed: 1, credits: 1 } });
     });
+
+    test("job show prints the stored record with the parse's coverage figure, never the result; an unknown job is a usage error", async () => {
+      const jobs = new JobStore(redis, keySpace(prefix), 3600);
+      const id = "job_01JZ0000000000000000000004";
+      const params = { query: "coffee", country: "us" as const, language: "en", page: 1 };
+      await jobs.create({ id, accountId: a.accountId, endpoint: "web-news", queue: "fast", params, createdAt: new Date().toISOString() }, 1);
+      const coverage = { ratio: 0.4, links: 10, accounted: 4, layout: "full" as const };
+      await jobs.finalize(id, a.accountId, {
+        status: "failed", credits: 0, latencyMs: 7, error: "the results page was not understood in full", result: null, completedAt: new Date().toISOString(), coverage,
+      });
+      const out = await cli("job", "show", "--id", id);
+      expect(out.code).toBe(0);
+      expect(out.json()).toMatchObject({ id, status: "failed", credits: 0, accountId: a.accountId, coverage });
+      expect(out.json()).not.toHaveProperty("result");
+      expect((await cli("job", "show", "--id", "job_NOPE")).text).toMatch(/no job job_NOPE/);
+      expect((await cli("job", "show")).code).toBe(2);
+    });
   });
 
   test("balance, ledger and usage need an existing --account", async () => {
@@ -280,5 +302,49 @@ describe("operators' CLI", () => {
     const out = await cli("frobnicate", "now");
     expect(out.code).toBe(2);
     expect(out.text).toMatch(/unknown command: frobnicate now/);
+  });
+});
+
+describe("which Redis the CLI uses", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "serp-cli-redis-"));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const file = () => join(dir, "redis-url");
+
+  test("says which, on its own line apart from the output", async () => {
+    const out = await cli("account", "list");
+    expect(out.code).toBe(0);
+    expect(out.notes).toEqual([`using Redis ${REDIS_URL} (REDIS_URL)`]);
+    expect(out.text).not.toContain("using Redis");
+  });
+
+  test("REDIS_URL wins over the file npm start writes; a password is not shown", async () => {
+    writeFileSync(file(), "redis://127.0.0.1:1\n");
+    expect(await chooseRedis({ REDIS_URL: "redis://:s3cret@10.0.0.5:6380", REDIS_DATA_DIR: dir })).toEqual({
+      url: "redis://:s3cret@10.0.0.5:6380",
+      note: "using Redis redis://:***@10.0.0.5:6380 (REDIS_URL)",
+    });
+  });
+
+  test("without REDIS_URL: the Redis npm start named in REDIS_DATA_DIR/redis-url, when it answers", async () => {
+    writeFileSync(file(), `${REDIS_URL}\n`);
+    const chosen = await chooseRedis({ REDIS_DATA_DIR: dir });
+    expect(chosen).toEqual({ url: REDIS_URL, note: `using Redis ${REDIS_URL}, the one npm start runs (named in ${file()}; REDIS_URL is unset)` });
+  });
+
+  test("a Redis named there that does not answer: the default, saying so; no file: the default", async () => {
+    writeFileSync(file(), "redis://127.0.0.1:1\n");
+    const stale = await chooseRedis({ REDIS_DATA_DIR: dir });
+    expect(stale.url).toBe(DEFAULT_REDIS_URL);
+    expect(stale.note).toBe(`the Redis named in ${file()} (redis://127.0.0.1:1) does not answer (npm start stopped?): using ${DEFAULT_REDIS_URL} instead`);
+    rmSync(file());
+    expect(await chooseRedis({ REDIS_DATA_DIR: dir })).toEqual({
+      url: DEFAULT_REDIS_URL,
+      note: `using Redis ${DEFAULT_REDIS_URL} (REDIS_URL is unset, and ${file()} names no Redis of npm start)`,
+    });
+    // Relative to the folder the CLI runs in (npm runs scripts in the repository's root).
+    expect((await chooseRedis({}, dir)).note).toContain(join(dir, ".redis-data", "redis-url"));
   });
 });

@@ -103,7 +103,7 @@ d("official clients against the service", () => {
 
     test.each([
       ["a missing q", { engine: "web", q: "" }, 400, "Missing query `q` parameter."],
-      ["the engine's real name", { engine: "google", q: "coffee" }, 400, "Unsupported `google` search engine."],
+      ["an unknown engine", { engine: "bing", q: "coffee" }, 400, expect.stringMatching(/^Unsupported `bing` search engine\. Supported engines: web, .*google/)],
       ["a bad start", { engine: "web_news", q: "coffee", start: 5 }, 400, "`start` parameter must be a multiple of 10 from 0 to 90 for engine `web_news`."],
       ["an unknown key", { engine: "web", q: "coffee", api_key: "sk_live_unknownunknownunknownunknown1" }, 401, undefined],
       ["no key", { engine: "web", q: "coffee", api_key: null }, 401, undefined],
@@ -180,7 +180,7 @@ d("official clients against the service", () => {
 
     test.each([
       ["a missing q", () => ({ engine: "web", q: "" }), "Missing query `q` parameter."],
-      ["the default engine (its real name)", () => ({ q: "coffee" }), "Unsupported `google` search engine."],
+      ["an unknown engine", () => ({ engine: "bing", q: "coffee" }), expect.stringMatching(/^Unsupported `bing` search engine\. Supported engines: web, .*google/)],
       ["a bad device", () => ({ engine: "web", q: "coffee", device: "tablet" }), "Unsupported `tablet` device."],
     ])("throws the {error} body for %s", async (_what, params, message) => {
       const outcome = await oldClient((done) => new gsr.GoogleSearch(key).json(params(), done));

@@ -18,6 +18,9 @@ const list = Locations.fromRows([
   { name: "Kyiv", canonical_name: "Kyiv,Kyiv city,Ukraine", country_code: "UA", target_type: "City" },
 ]);
 
+/** What the error for an unknown engine lists. */
+const SUPPORTED = "Supported engines: web, web_shopping, web_news, web_images, web_local, web_autocomplete, google, google_news, google_images, google_shopping, google_local, google_autocomplete, web_product, google_product.";
+
 function rejects(query: Record<string, unknown>, locations = noList): string {
   try {
     parseSearch(query, locations);
@@ -35,9 +38,14 @@ describe("compat parameters", () => {
     ["empty q", { q: "" }, "Missing query `q` parameter."],
     ["blank q", { q: "   " }, "Missing query `q` parameter."],
     ["q over 500 characters", { q: "a".repeat(501) }, "`q` parameter must be at most 500 characters."],
+    ["q of only a NUL", { q: "\u0000" }, "`q` parameter must not contain control characters."],
+    ["q of only control characters", { q: "\u0001\u001b\u007f" }, "`q` parameter must not contain control characters."],
+    ["q of whitespace and control characters", { q: " \t\u0000 " }, "`q` parameter must not contain control characters."],
+    ["q with a NUL inside", { q: "coffee\u0000shop" }, "`q` parameter must not contain control characters."],
+    ["location with a control character", { q: "x", location: "Austin\u0007" }, "`location` parameter must not contain control characters."],
     ["repeated q", { q: ["a", "b"] }, "`q` parameter must be given once."],
-    ["unknown engine", { q: "x", engine: "bing" }, "Unsupported `bing` search engine."],
-    ["the engine's real name", { q: "x", engine: "google" }, "Unsupported `google` search engine."],
+    ["unknown engine", { q: "x", engine: "bing" }, `Unsupported \`bing\` search engine. ${SUPPORTED}`],
+    ["an alias in another case", { q: "x", engine: "Google" }, `Unsupported \`Google\` search engine. ${SUPPORTED}`],
     ["bad device", { q: "x", device: "tablet" }, "Unsupported `tablet` device."],
     ["bad gl", { q: "x", gl: "xx" }, "Unsupported `xx` country - gl parameter."],
     ["bad hl", { q: "x", hl: "english" }, "Unsupported `english` interface language - hl parameter."],
@@ -50,8 +58,10 @@ describe("compat parameters", () => {
     ["start off the news step", { q: "x", engine: "web_news", start: "15" }, "`start` parameter must be a multiple of 10 from 0 to 90 for engine `web_news`."],
     ["start off the local step", { q: "x", engine: "web_local", start: "30" }, "`start` parameter must be a multiple of 20 from 0 to 180 for engine `web_local`."],
     ["start off the local step via tbm", { q: "x", tbm: "lcl", start: "10" }, "`start` parameter must be a multiple of 20 from 0 to 180 for engine `web` with tbm=lcl."],
-    ["unsupported tbm", { q: "x", tbm: "vid" }, "Unsupported `vid` value - tbm parameter (use nws, isch, shop or lcl)."],
-    ["tbm naming an Object member", { q: "x", tbm: "toString" }, "Unsupported `toString` value - tbm parameter (use nws, isch, shop or lcl)."],
+    ["video results", { q: "x", tbm: "vid" }, "Video results (`tbm=vid`) are not supported - tbm parameter (use nws (news), isch (images), shop (shopping) or lcl (local))."],
+    ["video results on the google alias", { q: "x", engine: "google", tbm: "vid" }, "Video results (`tbm=vid`) are not supported - tbm parameter (use nws (news), isch (images), shop (shopping) or lcl (local))."],
+    ["unsupported tbm", { q: "x", tbm: "pts" }, "Unsupported `pts` value - tbm parameter (use nws (news), isch (images), shop (shopping) or lcl (local))."],
+    ["tbm naming an Object member", { q: "x", tbm: "toString" }, "Unsupported `toString` value - tbm parameter (use nws (news), isch (images), shop (shopping) or lcl (local))."],
     ["location with uule", { q: "x", location: "Austin", uule: "w+CAIQICIaQXVzdGlu" }, "`location` and `uule` parameters can't be used together."],
     ["malformed uule", { q: "x", uule: "nope" }, "Unsupported `nope` value - uule parameter."],
     ["one-letter location", { q: "x", location: "A" }, "`location` parameter must be 2 to 200 characters long."],
@@ -60,7 +70,7 @@ describe("compat parameters", () => {
   });
 
   test("a huge value is quoted back cut short", () => {
-    expect(rejects({ q: "x", engine: "e".repeat(10_000) })).toBe(`Unsupported \`${"e".repeat(100)}…\` search engine.`);
+    expect(rejects({ q: "x", engine: "e".repeat(10_000) })).toBe(`Unsupported \`${"e".repeat(100)}…\` search engine. ${SUPPORTED}`);
   });
 
   test("defaults: engine web, gl us, hl en, device desktop, page 1, one live web-search job", () => {

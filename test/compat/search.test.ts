@@ -50,14 +50,15 @@ d("GET /search.json", () => {
       ["missing q", {}, "Missing query `q` parameter."],
       ["q=\"\"", { q: "" }, "Missing query `q` parameter."],
       ["q over 500 characters", { q: "a".repeat(501) }, "`q` parameter must be at most 500 characters."],
-      ["unsupported engine", { q: "coffee", engine: "yahoo" }, "Unsupported `yahoo` search engine."],
+      ["q of only control characters", { q: " \u0000\u0001\t" }, "`q` parameter must not contain control characters."],
+      ["unsupported engine", { q: "coffee", engine: "yahoo" }, "Unsupported `yahoo` search engine. Supported engines: web, web_shopping, web_news, web_images, web_local, web_autocomplete, google, google_news, google_images, google_shopping, google_local, google_autocomplete, web_product, google_product."],
       ["unsupported device", { q: "coffee", device: "tablet" }, "Unsupported `tablet` device."],
       ["unsupported gl", { q: "coffee", gl: "zz" }, "Unsupported `zz` country - gl parameter."],
       ["unsupported hl", { q: "coffee", hl: "e" }, "Unsupported `e` interface language - hl parameter."],
       ["start off the step", { q: "coffee", start: "15" }, "`start` parameter must be a multiple of 10 from 0 to 90 for engine `web`."],
       ["start out of range", { q: "coffee", start: "181" }, "`start` parameter must be an integer from 0 to 180."],
       ["local start off the step", { q: "coffee", engine: "web_local", start: "50" }, "`start` parameter must be a multiple of 20 from 0 to 180 for engine `web_local`."],
-      ["unsupported tbm", { q: "coffee", tbm: "vid" }, "Unsupported `vid` value - tbm parameter (use nws, isch, shop or lcl)."],
+      ["unsupported tbm", { q: "coffee", tbm: "pts" }, "Unsupported `pts` value - tbm parameter (use nws (news), isch (images), shop (shopping) or lcl (local))."],
       ["unknown location", { q: "coffee", location: "Zzzyx Nowhere Land" }, "Unsupported `Zzzyx Nowhere Land` location - location parameter."],
       ["location with uule", { q: "coffee", location: "Austin, Texas", uule: "w+CAIQICIaQXVzdGluLFRleGFzLFVuaXRlZCBTdGF0ZXM" }, "`location` and `uule` parameters can't be used together."],
       ["malformed uule", { q: "coffee", uule: "x" }, "Unsupported `x` value - uule parameter."],
@@ -445,5 +446,28 @@ d("GET /search.json", () => {
       expect(anon.status).toBe(401);
       expect(anon.body).toEqual({ error: expect.any(String) });
     }, LIVE);
+
+    test.each([
+      ["post", "/search.json"],
+      ["delete", "/search"],
+      ["put", "/search.html"],
+      ["post", "/searches/job_01JZZZZZZZZZZZZZZZZZZZZZZZ.json"],
+      ["delete", "/searches/job_01JZZZZZZZZZZZZZZZZZZZZZZZ"],
+      ["post", "/account"],
+      ["patch", "/account.json"],
+      ["post", "/locations.json"],
+    ] as const)("%s %s is a 405 {error} with Allow: GET, and runs nothing", async (method, path) => {
+      const acct = await stack.account(5);
+      const res = await api()[method](path).query({ api_key: acct.key, q: "coffee" }).send({ q: "coffee" });
+      expect(res.status).toBe(405);
+      expect(res.headers.allow).toBe("GET");
+      expect(res.body).toEqual({ error: `Method ${method.toUpperCase()} is not allowed on ${path}: use GET.` });
+      expect(await stack.api.accounts.get(acct.accountId)).toMatchObject({ balance: 5, reserved: 0 });
+    });
+
+    test("a path the endpoint does not serve is still a 404", async () => {
+      const res = await api().post("/search.xml").query({ api_key: key });
+      expect(res.status).toBe(404);
+    });
   });
 });

@@ -17,7 +17,8 @@ const PERSISTENT: [FaultMode, RegExp][] = [
   ["sorry-redirect", /^upstream blocked the request$/],
   ["js-wall", /JavaScript/],
   ["consent-redirect", /consent/],
-  ["reset", /^upstream (returned an error|timed out)$/],
+  // A reset connection never answers: a network failure (or a time-out, when the reset comes late).
+  ["reset", /^(could not reach the upstream \(network error\)|upstream timed out)$/],
 ];
 
 d("drill: upstream faults", () => {

@@ -55,6 +55,28 @@ d("every endpoint end to end", () => {
     expect(res.body.job.credits).toBe(2);
   });
 
+  test.each([
+    ["web-search", "organic_results"],
+    ["web-images", "images_results"],
+    ["web-news", "news_results"],
+    ["web-shopping-search", "shopping_results"],
+  ])("%s for a query nothing was captured for completes with no results, never another query's page", async (endpoint, block) => {
+    const { auth } = await stack.account(10);
+    const res = await request(stack.api.app).post("/v1/jobs").set("Authorization", auth).send({ endpoint, params: { query: "zzqx nothing captured" }, queue: "live" });
+    expect(res.status).toBe(200);
+    expect(res.body.job).toMatchObject({ status: "completed", error: null });
+    expect(res.body.result[block] ?? []).toEqual([]);
+  });
+
+  test.each(["web-shopping-product", "web-shopping-product-info"])("%s for a product nothing was captured for fails at 0 credits", async (endpoint) => {
+    const { auth, accountId } = await stack.account(10);
+    const res = await request(stack.api.app).post("/v1/jobs").set("Authorization", auth).send({ endpoint, params: { product_id: "123" }, queue: "live" });
+    expect(res.status).toBe(200);
+    expect(res.body.job).toMatchObject({ status: "failed", credits: 0 });
+    expect(res.body.result).toBeNull();
+    expect(await stack.api.accounts.get(accountId)).toMatchObject({ balance: 10, reserved: 0 });
+  });
+
   test("the worker asked the upstream's own URL forms", () => {
     const paths = stack.replay.requests().map((r) => `${r.path}?${new URLSearchParams(r.query as Record<string, string>)}`);
     expect(paths.some((p) => p.startsWith("/search?") && p.includes("q=coffee"))).toBe(true);

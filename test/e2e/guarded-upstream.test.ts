@@ -81,7 +81,9 @@ d("the fetch ladder against a guarded upstream", () => {
     dir = mkdtempSync(join(tmpdir(), "guarded-"));
     profilesFile = join(dir, "profiles.json");
     writeTable(shipped);
-    stack = await startStack({ workerQueues: [], replay: { https: true } });
+    // fallback: the canary asks its fixed queries (`coffee` for news and images, `coffee maker` for
+    // shopping), which no capture matches; it needs some page of the kind, not those queries' pages.
+    stack = await startStack({ workerQueues: [], replay: { https: true, fallback: true } });
     writeFileSync(join(dir, "replay-ca.pem"), stack.replay.certPem!);
     worker = spawn(process.execPath, ["--import", "tsx", "apps/worker/src/index.ts"], {
       cwd: ROOT,

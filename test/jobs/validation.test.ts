@@ -36,7 +36,10 @@ const VALID: Record<string, unknown> = {
 /** [param, bad value, why] — each must be a 400 naming `params.<param>`. */
 const BAD: [string, unknown, string][] = [
   ["query", "", "empty"], ["query", "   ", "blank"], ["query", "x".repeat(501), "501 characters"], ["query", 42, "not a string"],
+  ["query", "\u0000", "only a NUL"], ["query", "\u0000\u0001\u001b\u007f", "only control characters"],
+  ["query", " \t\u0000\n ", "whitespace and a NUL"], ["query", "coffee\u0000shop", "a NUL inside"], ["query", "coffee\u009b", "a C1 control"],
   ["product_id", "", "empty"], ["product_id", "x".repeat(101), "101 characters"], ["product_id", 7, "not a string"],
+  ["product_id", "\u0000", "only a NUL"], ["location", "Austin\u0000", "a NUL inside"],
   ["country", "xx", "not in the list"], ["country", "US", "upper case"], ["country", 1, "not a string"],
   ["language", "eng", "three letters"], ["language", "e1", "a digit"], ["language", "", "empty"],
   ["device", "tablet", "not desktop or mobile"],
@@ -128,6 +131,17 @@ describe.each(ENDPOINTS)("POST /v1/jobs %s", (endpoint) => {
     expect(res.status).toBe(202);
     expect(res.body.job.params.country).toBe("gb");
   });
+
+  if (spec.required === "query") {
+    test("names control characters in the query, and keeps tabs and newlines inside it", async () => {
+      const res = await post({ endpoint, params: { query: "\u0000" } });
+      expect(res.status).toBe(400);
+      expect(res.body.error.details).toContainEqual({ field: "params.query", message: "must not contain control characters" });
+      const ok = await post({ endpoint, params: { query: "\tcoffee\nshop " } });
+      expect(ok.status).toBe(202);
+      expect(ok.body.job.params.query).toBe("coffee\nshop");
+    });
+  }
 
   test("accepts query/product_id of the maximum length", async () => {
     const long = spec.required === "query" ? "q".repeat(500) : "p".repeat(100);

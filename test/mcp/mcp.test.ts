@@ -2,11 +2,14 @@
  * POST /mcp through the SDK's own client over real HTTP on loopback: the tool list, every job tool
  * against the replay upstream, get_job, billing, tool errors, and the HTTP surface (401, 405, 400).
  */
-import type { AddressInfo } from "node:net";
+import { connect as tcpConnect, type AddressInfo } from "node:net";
 import { createServer, type Server } from "node:http";
+import { Writable } from "node:stream";
+import { gzipSync } from "node:zlib";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { pino } from "pino";
 import request from "supertest";
 import { fixturesAvailable, startStack, type Stack } from "../support/stack.js";
 
@@ -38,9 +41,18 @@ d("MCP over Streamable HTTP", () => {
   let http: Server;
   let url: string;
   const clients: Client[] = [];
+  /** The API's log lines at info and above: refusals must not log at error. */
+  const logLines: { level: number; msg: string; reqId?: string; req?: { id?: string } }[] = [];
+  const linesOf = (id: string) => logLines.filter((l) => l.reqId === id || l.req?.id === id);
 
   beforeAll(async () => {
-    stack = await startStack({ env: { LIVE_DEADLINE_MS: "15000" } });
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        for (const line of chunk.toString().split("\n").filter(Boolean)) logLines.push(JSON.parse(line) as (typeof logLines)[number]);
+        done();
+      },
+    });
+    stack = await startStack({ env: { LIVE_DEADLINE_MS: "15000" }, apiLogger: pino({ level: "info" }, sink) });
     http = createServer(stack.api.app);
     await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
     url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
@@ -156,6 +168,7 @@ d("MCP over Streamable HTTP", () => {
 
     test.each([
       ["a missing required field", "web_search", {}, /query/],
+      ["a query of only control characters", "web_search", { query: " \u0000\u0001\t" }, /(?=.*control characters)(?=.*query)/],
       ["a page out of bounds", "web_news", { query: "x", page: 11 }, /page/],
       ["an unknown field", "web_search", { query: "x", foo: 1 }, /foo/],
       ["a wrong type", "web_shopping_product", { product_id: 42 }, /product_id/],
@@ -227,6 +240,43 @@ d("MCP over Streamable HTTP", () => {
       const res = await post("{not json", { Authorization: `Bearer ${key}` });
       expect(res.status).toBe(400);
       expect(await res.json()).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32700 } });
+    });
+
+    test("answers a corrupt gzip body with 400, logged as a refusal", async () => {
+      const { key } = await stack.account(0);
+      const id = `gzip-${Date.now()}`;
+      const res = await fetch(url, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json", "Content-Encoding": "gzip", Accept: "application/json, text/event-stream", "X-Request-Id": id },
+        body: Buffer.concat([gzipSync(initialize).subarray(0, 10), Buffer.from("garbage, not deflate data")]),
+      });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600, message: expect.stringMatching(/decompress/), data: { code: "invalid_request" } } });
+      const lines = linesOf(id);
+      expect(lines.map((l) => l.msg)).toContain("request completed");
+      expect(lines.filter((l) => l.level >= 50)).toEqual([]);
+    });
+
+    test("an upload the client aborts (less body than its Content-Length) is logged as a refusal, not an error", async () => {
+      const { key } = await stack.account(0);
+      const id = `aborted-${Date.now()}`;
+      const socket = tcpConnect(Number(new URL(url).port), "127.0.0.1");
+      await new Promise<void>((resolve) => socket.once("connect", resolve));
+      socket.write(
+        `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\n` +
+          `Accept: application/json, text/event-stream\r\nX-Request-Id: ${id}\r\nContent-Length: 10000\r\n\r\n${initialize.slice(0, 20)}`,
+      );
+      // Past authentication and the rate limit, into reading the body; then the client goes away.
+      await new Promise((r) => setTimeout(r, 300));
+      socket.destroy();
+      const until = Date.now() + 3_000;
+      while (!linesOf(id).some((l) => l.req?.id === id) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, 100));
+      const lines = linesOf(id);
+      // The request's line: "request aborted", or "completed" with the 400 when it was written before the close was seen.
+      const requestLine = lines.find((l) => l.req?.id === id) as { level: number; res: { statusCode: number } } | undefined;
+      expect(requestLine).toMatchObject({ level: 30, res: { statusCode: 400 } });
+      expect(lines.filter((l) => l.level >= 50)).toEqual([]);
     });
 
     test("answers a body over the size limit with 413", async () => {

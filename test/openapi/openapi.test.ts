@@ -125,8 +125,11 @@ describe("OpenAPI document", () => {
     // Result shapes name their blocks per endpoint.
     expect(Object.keys((schemas.WebNewsResult as { properties: object }).properties)).toEqual(["search_parameters", "news_results"]);
     expect(Object.keys((schemas.WebSearchResult as { properties: object }).properties)).toEqual(
-      expect.arrayContaining(["organic_results", "ads", "ai_overview", "related_questions", "local_results", "top_stories", "knowledge_graph", "related_searches"]),
+      expect.arrayContaining(["organic_results", "ads", "ai_overview", "related_questions", "local_results", "top_stories", "discussions_and_forums", "knowledge_graph", "related_searches"]),
     );
+    // A pack's places carry the price their card shows; the local results page keeps SPEC §2.5's fields.
+    expect(Object.keys((schemas.LocalPackPlace as { properties: object }).properties)).toContain("price");
+    expect(Object.keys((schemas.LocalPlace as { properties: object }).properties)).not.toContain("price");
   });
 
   test("documents every route the app serves", () => {

@@ -61,6 +61,9 @@ d("docker-compose.yml", () => {
     expect(api.depends_on).toEqual({ redis: { condition: "service_healthy" } });
     expect(api.ports).toEqual(["3000:3000"]);
     expect(api.environment).toMatchObject({ REDIS_URL: "redis://redis:6379", PORT: "3000" });
+    // Links in responses must reach the API: .env may set the address, else the published port.
+    expect(api.environment!.PUBLIC_BASE_URL).toBe("${PUBLIC_BASE_URL:-http://127.0.0.1:3000}");
+    expect(api.ports![0]!.split(":")[0]).toBe(api.environment!.PUBLIC_BASE_URL!.match(/:(\d+)\}$/)![1]);
     expect(api.healthcheck!.test.join(" ")).toContain("http://127.0.0.1:3000/readyz");
     expect(api.command).toEqual(["node", "--enable-source-maps", "dist/api.mjs"]);
     expect(api.env_file).toEqual([{ path: ".env", required: false }]);

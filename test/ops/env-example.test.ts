@@ -9,7 +9,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { loadEnv as loadApiEnv } from "@serp/api/env";
 import { loadEnv as loadWorkerEnv } from "../../apps/worker/src/env.js";
-import { ROOT } from "./support.js";
+import { ROOT, spawnService } from "./support.js";
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -109,4 +109,23 @@ describe(".env.example", () => {
     expect(() => loadApiEnv(active)).not.toThrow();
     expect(() => loadWorkerEnv(active)).not.toThrow();
   });
+});
+
+describe("an invalid setting at start", () => {
+  // REDIS_URL points at a closed port: the configuration must be refused before anything connects.
+  test.each([
+    ["ADMIN_TOKEN shorter than 16 characters", { ADMIN_TOKEN: "short" }, "Invalid API configuration: ADMIN_TOKEN must be at least 16 characters"],
+    ["a PORT that is not a number", { PORT: "abc" }, "Invalid API configuration: PORT: Invalid input: expected number, received NaN"],
+  ])("%s stops the API with one fatal line naming the rule, no stack trace, exit code 1", async (_why, env, message) => {
+    const api = spawnService("api", { REDIS_URL: "redis://127.0.0.1:1", ...env });
+    try {
+      expect(await api.exited).toEqual({ code: 1, signal: null });
+      const lines = api.output().trim().split("\n");
+      expect(lines).toHaveLength(1);
+      expect(JSON.parse(lines[0]!)).toMatchObject({ level: 60, app: "api", msg: message });
+      expect(api.output()).not.toMatch(/^\s+at /m);
+    } finally {
+      await api.kill();
+    }
+  }, 30_000);
 });

@@ -91,6 +91,8 @@ export async function startStack(o: StackOptions = {}): Promise<Stack> {
         queues,
         concurrency: o.concurrency ?? 8,
         retentionSeconds: env.JOB_RETENTION_SECONDS,
+        rawHtmlRetentionSeconds: env.RAW_HTML_RETENTION_SECONDS,
+        cache: { ttlSeconds: env.CACHE_TTL_SECONDS, hitCredits: env.CACHE_HIT_CREDITS },
         scraper: upstream,
         logger: silent,
         lockDurationMs: 5_000,

@@ -58,9 +58,32 @@ describe("address policy", () => {
     ["224.0.0.1", "reserved"],
     ["255.255.255.255", "reserved"],
     ["198.18.0.1", "reserved"],
-    ["64:ff9b::a00:1", "reserved"],
-    ["2002:a00:1::", "reserved"],
+    ["64:ff9b::a00:1", "private"],
+    ["2002:a00:1::", "private"],
     ["2001:db8::1", "reserved"],
+    // IPv6 forms that embed an IPv4 address take its kind.
+    ["64:ff9b::a9fe:a9fe", "metadata"],
+    ["64:ff9b::169.254.169.254", "metadata"],
+    ["64:ff9b:1::a9fe:a9fe", "metadata"],
+    ["2002:a9fe:a9fe::", "metadata"],
+    ["2002:a9fe:a9fe:1::42", "metadata"],
+    ["::a9fe:a9fe", "metadata"],
+    ["::169.254.169.254", "metadata"],
+    ["::ffff:a9fe:a9fe", "metadata"],
+    ["::ffff:0:a9fe:a9fe", "metadata"],
+    ["::ffff:6464:64c8", "metadata"],
+    // Teredo: server 65.54.227.120, client 169.254.169.254 stored inverted (XOR 0xffffffff).
+    ["2001:0:4136:e378:8000:63bf:5601:5601", "metadata"],
+    ["2001:0:4136:e378:8000:63bf:f5ff:fffe", "private"],
+    ["2001:0:a00:1:8000:63bf:f7f7:f7f7", "private"],
+    ["64:ff9b::7f00:1", "loopback"],
+    ["::7f00:1", "loopback"],
+    ["2002:c0a8:101::", "private"],
+    ["64:ff9b::0.0.0.0", "unspecified"],
+    ["64:ff9b::808:808", "reserved"],
+    ["2002:808:808::", "reserved"],
+    ["2001:0:4136:e378:8000:63bf:f7f7:f7f7", "reserved"],
+    ["::ffff:0:808:808", "reserved"],
   ])("%s is %s", (address, kind) => {
     expect(addressKind(address)).toBe(kind);
     expect(refusedAddress(address, false)).toBe(kind);
@@ -73,6 +96,27 @@ describe("address policy", () => {
   test("allowing private targets still refuses metadata and unspecified addresses", () => {
     for (const a of ["127.0.0.1", "::1", "10.0.0.1", "fd12::1", "100.64.0.1", "169.254.1.1"]) expect(refusedAddress(a, true)).toBeNull();
     for (const a of ["169.254.169.254", "fd00:ec2::254", "::ffff:a9fe:a9fe", "0.0.0.0", "::"]) expect(refusedAddress(a, true)).not.toBeNull();
+  });
+
+  test.each([
+    ["NAT64", "64:ff9b::a9fe:a9fe"],
+    ["local-use NAT64", "64:ff9b:1::a9fe:a9fe"],
+    ["6to4", "2002:a9fe:a9fe::"],
+    ["IPv4-compatible", "::a9fe:a9fe"],
+    ["IPv4-mapped", "::ffff:a9fe:a9fe"],
+    ["IPv4-translated", "::ffff:0:a9fe:a9fe"],
+    ["Teredo", "2001:0:4136:e378:8000:63bf:5601:5601"],
+    ["NAT64 of Alibaba's", "64:ff9b::6464:64c8"],
+  ])("a metadata address written as %s IPv6 (%s) is refused in every mode", (_form, address) => {
+    expect(refusedAddress(address, true)).toBe("metadata");
+    expect(refusedAddress(address, false)).toBe("metadata");
+  });
+
+  test("with private targets allowed, IPv6 forms embedding a private address are allowed; without, refused", () => {
+    for (const a of ["64:ff9b::a00:1", "2002:c0a8:101::", "::ffff:10.0.0.1", "2001:0:4136:e378:8000:63bf:f5ff:fffe"]) {
+      expect(refusedAddress(a, true)).toBeNull();
+      expect(refusedAddress(a, false)).toBe("private");
+    }
   });
 });
 
@@ -105,6 +149,9 @@ describe("submit-time postbackUrl check", () => {
     expect(postbackUrlProblem("http://10.0.0.1/hook", { allowPrivateTargets: true })).toBeUndefined();
     expect(postbackUrlProblem("http://169.254.169.254/", { allowPrivateTargets: true })).toMatch(/metadata/);
     expect(postbackUrlProblem("http://metadata.google.internal/", { allowPrivateTargets: true })).toMatch(/metadata/);
+    for (const host of ["[64:ff9b::a9fe:a9fe]", "[2002:a9fe:a9fe::]", "[::a9fe:a9fe]", "[::ffff:169.254.169.254]", "[2001:0:4136:e378:8000:63bf:5601:5601]"]) {
+      expect(postbackUrlProblem(`http://${host}/latest/meta-data/`, { allowPrivateTargets: true })).toMatch(/metadata/);
+    }
   });
 });
 
@@ -129,7 +176,7 @@ describe("the delivery agent", () => {
   });
 
   test("refuses metadata addresses even with private targets allowed, without dialling them", async () => {
-    for (const host of ["169.254.169.254", "[fd00:ec2::254]", "[::ffff:169.254.169.254]"]) {
+    for (const host of ["169.254.169.254", "[fd00:ec2::254]", "[::ffff:169.254.169.254]", "[64:ff9b::a9fe:a9fe]", "[2002:a9fe:a9fe::]", "[::a9fe:a9fe]"]) {
       const r = await send(new URL(`http://${host}/latest/meta-data/`), "{}", {}, createTargetAgents(true), 2_000);
       expect(r).toMatchObject({ kind: "error", refused: true, error: expect.stringMatching(/metadata address/) });
     }

@@ -20,7 +20,18 @@ function presentedKey(req: Request, allowQuery: boolean): string | undefined {
     if (!m) throw new ApiError("unauthorized", "Malformed Authorization header: use 'Bearer sk_…'");
     return m[1];
   }
-  if (allowQuery && typeof req.query.api_key === "string") return req.query.api_key;
+  return allowQuery ? queryKey(req) : undefined;
+}
+
+/**
+ * The key sent in the query: `api_key`, else `serp_api_key` (what the reference's older Python client
+ * sends once `GoogleSearch.SERP_API_KEY` is set). Repeated values are no key.
+ */
+export function queryKey(req: Request): string | undefined {
+  for (const name of ["api_key", "serp_api_key"]) {
+    const value = req.query[name];
+    if (typeof value === "string" && value !== "") return value;
+  }
   return undefined;
 }
 

@@ -4,7 +4,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Metrics } from "@serp/metrics";
 import type { QueueName } from "@serp/shared";
-import type { AccountStore, JobStore, KeySpace } from "@serp/store";
+import type { AccountStore, JobStore, KeySpace, RawPageStore } from "@serp/store";
 import type { ApiEnv } from "./env.js";
 import type { JobService, LocationCheck } from "./jobs/service.js";
 
@@ -25,4 +25,6 @@ export interface AppContext {
    * POST /v1/jobs, /search.json (and /search) and POST /mcp.
    */
   rateLimit: RequestHandler;
+  /** The upstream pages completed jobs were parsed from (kept by the workers). */
+  rawPages: RawPageStore;
 }

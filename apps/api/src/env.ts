@@ -12,6 +12,12 @@ const schema = z.object({
   SERP_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/).default("serp"),
   LIVE_DEADLINE_MS: z.coerce.number().int().min(100).default(60_000),
   JOB_RETENTION_SECONDS: z.coerce.number().int().min(1).default(7 * 24 * 3600),
+  /** Seconds a completed result answers identical searches from the result cache; 0 turns the cache off. Same on the API and the workers. */
+  CACHE_TTL_SECONDS: z.coerce.number().int().min(0).default(3600),
+  /** Credits a job answered from the cache costs: the spec's 1, or 0 for the model API's free cached searches. Same on the API and the workers. */
+  CACHE_HIT_CREDITS: z.coerce.number().int().min(0).max(1).default(1),
+  /** Seconds each completed job's upstream page is kept (the workers keep it; the API serves it); 0 keeps none. */
+  RAW_HTML_RETENTION_SECONDS: z.coerce.number().int().min(0).default(3600),
   /** Largest JSON body accepted (body-parser size: `64kb`, `1mb`, bytes); larger → 413. */
   BODY_LIMIT: z.string().regex(/^\d+\s*(b|kb|mb)?$/i, "BODY_LIMIT is a size such as 64kb").default("64kb"),
   /** Largest request head (request line + headers) in bytes; Node answers 431 above it. */
@@ -36,12 +42,20 @@ const schema = z.object({
 });
 export type ApiEnv = Readonly<z.infer<typeof schema>>;
 
+/**
+ * A setting the API cannot start with. index.ts reports it as one line naming the setting and the
+ * rule, and exits 1: the operator has something to fix, not a stack trace to read.
+ */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+  constructor(problems: string[]) {
+    super(`Invalid API configuration: ${problems.join("; ")}`);
+  }
+}
+
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
   const parsed = schema.safeParse(source);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
-    throw new Error(`Invalid API configuration:\n${lines.join("\n")}`);
-  }
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`));
   return Object.freeze(parsed.data);
 }
 

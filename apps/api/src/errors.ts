@@ -49,13 +49,28 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
 
 function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
-  const e = err as { type?: string; status?: number; message?: string };
+  const bodyError = bodyReadError(err);
+  if (bodyError) return bodyError;
+  if (isStorageDown(err)) return new ApiError("unavailable", "Storage is unavailable; try again shortly", undefined, 2);
+  return new ApiError("internal_error", "Internal error");
+}
+
+/**
+ * The body parser's refusals (bad JSON, too large, an unknown encoding or charset, a corrupt gzip
+ * body, an upload the client aborted, a length that does not match) as the caller's fault: 4xx,
+ * logged as a refusal, never a 500. Shared by every router with its own error shape (/mcp).
+ */
+export function bodyReadError(err: unknown): ApiError | undefined {
+  const e = err as { type?: string; status?: number; message?: string; code?: unknown } | null;
+  if (e?.status === 400 && typeof e.code === "string" && e.code.startsWith("Z_")) {
+    return new ApiError("invalid_request", "The body could not be decompressed: it does not match its Content-Encoding");
+  }
   if (e?.type === "entity.parse.failed") return new ApiError("invalid_json", "The body is not valid JSON");
   if (e?.type === "entity.too.large") return new ApiError("payload_too_large", "The body is too large");
   if (e?.type === "encoding.unsupported" || e?.type === "charset.unsupported") {
     return new ApiError("unsupported_media_type", "The body must be UTF-8 JSON");
   }
+  if (e?.type === "request.aborted") return new ApiError("invalid_request", "The request was aborted before its body was complete");
   if (e?.status && e.status >= 400 && e.status < 500) return new ApiError("invalid_request", e.message ?? "Bad request");
-  if (isStorageDown(err)) return new ApiError("unavailable", "Storage is unavailable; try again shortly", undefined, 2);
-  return new ApiError("internal_error", "Internal error");
+  return undefined;
 }

@@ -1,13 +1,34 @@
 import { createServer } from "node:http";
 import { pino } from "pino";
 import { Locations } from "@serp/upstream";
-import { httpServerSettings, loadEnv } from "./env.js";
+import { publicBaseUrl } from "./compat/links.js";
+import { ConfigError, httpServerSettings, loadEnv, type ApiEnv } from "./env.js";
 import { drainable } from "./ops/http-shutdown.js";
 import { startDraining } from "./ops/readiness.js";
+import { loadOpsSettings } from "./ops/settings.js";
 import { createApiRuntime } from "./runtime.js";
 
-const env = loadEnv();
+/**
+ * Every setting is checked before anything connects (the ops settings too, which the app reads when
+ * it is built): a bad one is a single fatal log line naming the setting and its rule, then exit 1.
+ */
+function configuration(): ApiEnv {
+  try {
+    const env = loadEnv();
+    loadOpsSettings();
+    return env;
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    pino({ base: { app: "api" } }).fatal(err.message);
+    process.exit(1);
+  }
+}
+
+const env = configuration();
 const logger = pino({ level: env.LOG_LEVEL, base: { app: "api" } });
+if (!env.PUBLIC_BASE_URL) {
+  logger.warn({ base: publicBaseUrl(env) }, "PUBLIC_BASE_URL is not set: links in responses reach this machine only");
+}
 // With a location list configured, unknown locations are refused and look-ups work.
 const locations = env.GEOTARGETS_DIR ? Locations.fromDirectory(env.GEOTARGETS_DIR) : Locations.empty();
 const rt = await createApiRuntime(env, logger, locations);

@@ -3,7 +3,7 @@ import { Queue } from "bullmq";
 import type { Logger } from "pino";
 import { createMetrics } from "@serp/metrics";
 import { Closers, QUEUES, countryOfLocationName, type QueueName } from "@serp/shared";
-import { AccountStore, IdempotencyStore, JobStore, createRedis, keySpace, waitReady } from "@serp/store";
+import { AccountStore, IdempotencyStore, JobStore, RawPageStore, ResultCache, createRedis, keySpace, waitReady } from "@serp/store";
 import { createApp } from "./app.js";
 import type { AppContext } from "./context.js";
 import type { ApiEnv } from "./env.js";
@@ -50,9 +50,11 @@ export async function createApiRuntime(env: ApiEnv, logger: Logger, locationChec
     jobs, queues, waiter, locations, liveDeadlineMs: env.LIVE_DEADLINE_MS, logger, maxInFlight: limits.maxInFlight,
     allowPrivateWebhookTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS,
     idempotency: new IdempotencyStore(redis, keys),
+    cache: { store: new ResultCache(redis, keys, env.CACHE_TTL_SECONDS), hitCredits: env.CACHE_HIT_CREDITS },
   });
   const metrics = createMetrics("api");
-  const ctx: AppContext = { env, logger, metrics, redis, keys, jobs, accounts, queues, jobService, locations, rateLimit: limits.rateLimit };
+  const rawPages = new RawPageStore(redis, keys, env.RAW_HTML_RETENTION_SECONDS);
+  const ctx: AppContext = { env, logger, metrics, redis, keys, jobs, accounts, queues, jobService, locations, rateLimit: limits.rateLimit, rawPages };
   const app = createApp(ctx);
   return { app, ctx, redis, keys, jobs, accounts, queues, waiter, jobService, closers };
 }

@@ -1,16 +1,20 @@
 /**
- * Operators' tool: accounts, keys and credits, and the upstream's health. Run `npm run cli -- help`.
- * Reads REDIS_URL and SERP_PREFIX like the API, and the upstream settings like the workers.
+ * Operators' tool: accounts, keys and credits, the upstream's health, and today's parsers over kept
+ * pages (`reparse`). Run `npm run cli -- help`.
+ * Reads REDIS_URL and SERP_PREFIX like the API (without REDIS_URL, the Redis a running `npm start`
+ * recorded; see redis-url.ts), and the upstream settings like the workers.
  */
 import { parseArgs } from "node:util";
-import { CREDIT_PACKS, type CreditPack } from "@serp/shared";
+import { CREDIT_PACKS, ENDPOINTS, type CreditPack } from "@serp/shared";
 import {
   AccountStore,
   DEFAULT_MAX_JOBS_IN_FLIGHT,
   DEFAULT_RATE_LIMIT_PER_MINUTE,
   DEFAULT_RATE_WINDOW_SECONDS,
   createRedis,
+  JobStore,
   keySpace,
+  RawPageStore,
   resolveLimits,
   UpstreamStatusBoard,
   waitReady,
@@ -18,6 +22,8 @@ import {
   type LimitDefaults,
   type LimitOverridesChange,
 } from "@serp/store";
+import { chooseRedis } from "./redis-url.js";
+import { durationMs, endpointNamed, formatReparse, reparse } from "./reparse.js";
 import { canaryCommand, formatStatuses, type WorkerUpstreamStatus } from "./upstream.js";
 
 const HELP = `Usage: npm run cli -- <command> [options]
@@ -36,13 +42,20 @@ const HELP = `Usage: npm run cli -- <command> [options]
   limits set --account ID [--rate N [--window SECONDS]] [--concurrency N]
                                  override the account's limits (0 = no limit; "default" removes the override;
                                  --rate counts requests per --window seconds, 60 unless given)
+  job show --id JOB_ID           a job as stored, for operators: status, error, credits, attempts, the upstream URL
+                                 and how much of its results page the parse understood (coverage; no result)
   upstream status [--json]       each running worker's profile table and breakers (state, rest, last outcome,
                                  success rate), as the workers publish them every few seconds
   canary [--kinds a,b] [--json]  one known query per kind through every profile, from here; prints which work
                                  now and exits 1 when a kind has no working profile (CANARY_PRODUCT_ID: the
                                  product the product kinds ask for)
+  reparse [--since 1h] [--endpoint web-search] [--limit N] [--json]
+                                 today's parsers over the upstream pages the workers kept (RAW_HTML_RETENTION_SECONDS)
+                                 since then (s, m, h, d), compared with the results their jobs were sold with: per
+                                 job the items per block before → after and the first item that differs
 
-Environment: REDIS_URL (default redis://127.0.0.1:6379), SERP_PREFIX (default serp), and the API's defaults
+Environment: REDIS_URL (unset: the Redis a running npm start recorded in REDIS_DATA_DIR, default .redis-data/,
+else redis://127.0.0.1:6379; stderr says which), SERP_PREFIX (default serp), and the API's defaults
 RATE_LIMIT_PER_MINUTE (default ${DEFAULT_RATE_LIMIT_PER_MINUTE}) and MAX_JOBS_IN_FLIGHT (default ${DEFAULT_MAX_JOBS_IN_FLIGHT}); the canary reads the
 workers' upstream settings (UPSTREAM_BASE_URL, UPSTREAM_PROFILES_FILE, UPSTREAM_PROXIES, UPSTREAM_CA_FILE…).`;
 
@@ -50,10 +63,12 @@ const OPTIONS = {
   name: { type: "string" }, pack: { type: "string" }, credits: { type: "string" }, account: { type: "string" },
   label: { type: "string" }, key: { type: "string" }, limit: { type: "string" },
   rate: { type: "string" }, window: { type: "string" }, concurrency: { type: "string" },
-  kinds: { type: "string" }, json: { type: "boolean" },
+  kinds: { type: "string" }, json: { type: "boolean" }, since: { type: "string" }, endpoint: { type: "string" },
+  id: { type: "string" },
 } as const;
 
-export async function runCli(argv: string[], out: (line: string) => void = console.log): Promise<number> {
+/** `out` gets the results (stdout); `note` the line saying which Redis is used (stderr, so stdout stays parseable). */
+export async function runCli(argv: string[], out: (line: string) => void = console.log, note: (line: string) => void = console.error): Promise<number> {
   let parsed: ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof OPTIONS }>>;
   try {
     parsed = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
@@ -71,7 +86,9 @@ export async function runCli(argv: string[], out: (line: string) => void = conso
   }
   // The canary asks the upstream, not Redis.
   if (noun === "canary") return canaryCommand(values.kinds, values.json ?? false, out);
-  const redis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", "command", "cli");
+  const chosen = await chooseRedis();
+  note(chosen.note);
+  const redis = createRedis(chosen.url, "command", "cli");
   redis.on("error", () => undefined);
   try {
     await waitReady(redis, 5_000);
@@ -155,6 +172,27 @@ export async function runCli(argv: string[], out: (line: string) => void = conso
         await accounts.setLimits(id, change);
         const a = (await accounts.get(id))!;
         out(JSON.stringify(limitsView(id, resolveLimits(a.limits, limitDefaults())), null, 2));
+        return 0;
+      }
+      case "reparse": {
+        const window = durationMs(values.since ?? "1h");
+        if (window === undefined) throw new UsageError("--since is a duration such as 90s, 30m, 1h or 2d");
+        const endpoint = values.endpoint === undefined ? undefined : endpointNamed(values.endpoint);
+        if (values.endpoint !== undefined && !endpoint) throw new UsageError(`unknown endpoint ${values.endpoint}; endpoints: ${ENDPOINTS.join(", ")}`);
+        const limit = values.limit === undefined ? undefined : Number(values.limit);
+        if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new UsageError("--limit must be a whole number from 1 up");
+        const keys = keySpace(process.env.SERP_PREFIX ?? "serp");
+        const sinceMs = Date.now() - window;
+        const rows = await reparse(new RawPageStore(redis, keys), new JobStore(redis, keys, 1), { sinceMs, endpoint, limit });
+        out(values.json ? JSON.stringify(rows, null, 2) : formatReparse(rows, sinceMs));
+        return 0;
+      }
+      case "job show": {
+        const id = need(values.id, "id");
+        const record = await new JobStore(redis, keySpace(process.env.SERP_PREFIX ?? "serp"), 1).get(id);
+        if (!record) throw new UsageError(`no job ${id} (unknown, or past its retention)`);
+        const { job, accountId, upstreamUrl, coverage, cachedFrom } = record;
+        out(JSON.stringify({ ...job, accountId, upstreamUrl, coverage: coverage ?? null, ...(cachedFrom ? { cachedFrom } : {}) }, null, 2));
         return 0;
       }
       case "upstream status": {

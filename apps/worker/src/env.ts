@@ -23,6 +23,12 @@ const schema = z.object({
   /** Threads parsing pages beside the event loop, so parsing never delays I/O; 0 parses on the event loop. */
   PARSE_THREADS: z.coerce.number().int().min(0).max(64).default(1),
   JOB_RETENTION_SECONDS: z.coerce.number().int().min(1).default(7 * 24 * 3600),
+  /** Seconds a completed result answers identical searches from the result cache; 0 turns the cache off. Same on the API and the workers. */
+  CACHE_TTL_SECONDS: z.coerce.number().int().min(0).default(3600),
+  /** Credits a job answered from the cache costs: the spec's 1, or 0 for the model API's free cached searches. Same on the API and the workers. */
+  CACHE_HIT_CREDITS: z.coerce.number().int().min(0).max(1).default(1),
+  /** Seconds each completed job's upstream page is kept, compressed, for its owner and `reparse`; 0 keeps none. */
+  RAW_HTML_RETENTION_SECONDS: z.coerce.number().int().min(0).default(3600),
   /** A job's lock without renewal: after a worker dies, its jobs are taken again after about this long. */
   WORKER_LOCK_MS: z.coerce.number().int().min(1_000).max(600_000).default(15_000),
   UPSTREAM_BASE_URL: z.string().url().optional(),

@@ -63,6 +63,8 @@ const rt = await createWorkerRuntime({
   concurrency: env.WORKER_CONCURRENCY,
   accountShare: env.WORKER_ACCOUNT_SHARE,
   retentionSeconds: env.JOB_RETENTION_SECONDS,
+  rawHtmlRetentionSeconds: env.RAW_HTML_RETENTION_SECONDS,
+  cache: { ttlSeconds: env.CACHE_TTL_SECONDS, hitCredits: env.CACHE_HIT_CREDITS },
   lockDurationMs: env.WORKER_LOCK_MS,
   scraper: upstream,
   logger,

@@ -9,10 +9,12 @@ import {
   type Endpoint,
   type Job,
   type JobParams,
+  type ParseCoverage,
 } from "@serp/shared";
 import type { Metrics } from "@serp/metrics";
-import { QUEUE_CATALOG, type JobStore, type ScrapePayload } from "@serp/store";
+import { QUEUE_CATALOG, resultFromCache, type JobStore, type RawPageStore, type ScrapePayload, type UpstreamPageText } from "@serp/store";
 import { outcomeOf, type TryOutcome } from "@serp/upstream";
+import { beforeFetch, type WorkerCache } from "./cache.js";
 import type { FairShare } from "./fair-share.js";
 
 /** A scrape begun before the job was marked started, and how to drop it if the job is not to run. */
@@ -38,7 +40,7 @@ export interface Scraper {
     endpoint: E,
     params: JobParams,
     signal?: AbortSignal,
-  ): Promise<{ blocks: BlocksByEndpoint[E]; upstreamUrl: string; tries?: readonly TriedRung[]; skipped?: readonly SkippedRung[] }>;
+  ): Promise<{ blocks: BlocksByEndpoint[E]; upstreamUrl: string; tries?: readonly TriedRung[]; skipped?: readonly SkippedRung[]; page?: UpstreamPageText; coverage?: ParseCoverage }>;
 }
 
 /** One upstream request of a job, as the metrics count it. */
@@ -46,6 +48,8 @@ export interface TriedRung {
   outcome: string;
   profile?: string;
   proxy?: string;
+  /** How much of the page the parse understood, when a page was parsed. */
+  coverage?: ParseCoverage;
 }
 /** A rung passed over because its breaker rested. */
 export interface SkippedRung {
@@ -62,6 +66,8 @@ export interface ClassifiedFailure {
   skipped?: readonly SkippedRung[];
   /** How each rung ended, for operators (never the customer's error). */
   rungs?: string;
+  /** The best coverage figure among the pages parsed, kept on the job record for operators. */
+  coverage?: ParseCoverage;
 }
 export function isClassifiedFailure(err: unknown): err is ClassifiedFailure {
   return err instanceof Error && typeof (err as Partial<ClassifiedFailure>).retryable === "boolean" && typeof (err as Partial<ClassifiedFailure>).kind === "string";
@@ -85,6 +91,10 @@ export interface ProcessorDeps {
   onFinal?: (jobId: string, known?: KnownJob) => Promise<void>;
   /** Holds each account to its share of this process's slots per queue (none: no cap). */
   fairShare?: FairShare;
+  /** Where each completed job's upstream page is kept (none, or retention 0: not kept). */
+  rawPages?: RawPageStore;
+  /** The result cache, for jobs submitted with cacheMaxAgeSeconds (none: they fetch as any other). */
+  cache?: WorkerCache;
 }
 
 /** What the processor already knows of a job, so a hook can skip reading the record again. */
@@ -113,12 +123,13 @@ export function createProcessor(deps: ProcessorDeps) {
   };
 }
 
-function runJob({ jobs, scraper, logger, metrics, onFinal }: ProcessorDeps) {
-  return async (bullJob: BullJob, { jobId, params: carried }: ScrapePayload, signal?: AbortSignal): Promise<void> => {
+function runJob({ jobs, scraper, logger, metrics, onFinal, rawPages, cache }: ProcessorDeps) {
+  return async (bullJob: BullJob, { jobId, params: carried, useCache }: ScrapePayload, signal?: AbortSignal): Promise<void> => {
     const log = logger.child({ jobId, queue: bullJob.queueName, attempt: bullJob.attemptsMade + 1 });
     const started = performance.now();
-    // A live job brings its params: its page is fetched while the record is marked started.
-    const early = carried && isEndpoint(bullJob.name) ? scrapeEarly(scraper, bullJob.name, carried, signal) : undefined;
+    // A live job brings its params: its page is fetched while the record is marked started (unless
+    // the cache is to be asked first).
+    const early = carried && !useCache && isEndpoint(bullJob.name) ? scrapeEarly(scraper, bullJob.name, carried, signal) : undefined;
     let begun: Awaited<ReturnType<JobStore["start"]>>;
     try {
       // The upstream request goes out first: on the wire before the record is written to.
@@ -146,14 +157,24 @@ function runJob({ jobs, scraper, logger, metrics, onFinal }: ProcessorDeps) {
       for (const t of tries ?? []) {
         metrics?.upstreamResponses.inc({ endpoint, outcome: t.outcome });
         if (t.profile) metrics?.upstreamTries.inc({ profile: t.profile, proxy: t.proxy ?? "direct", outcome: outcomeOf(t.outcome as TryOutcome) });
+        const c = t.coverage;
+        if (c && c.layout !== "none") metrics?.parseCoverage.observe({ endpoint, layout: c.layout }, c.ratio);
+        // Below the kind's threshold: the page was not taken. Said once per page, as a layout change shows first.
+        if (c && t.outcome === "partial") {
+          log.warn({ endpoint, layout: c.layout, ratio: c.ratio, links: c.links, accounted: c.accounted, cut: c.cut ?? false, rung: t.profile }, "results page only partly understood");
+        }
       }
       for (const s of skipped ?? []) metrics?.upstreamSkips.inc({ profile: s.profile, breaker: s.key });
     };
-    const settle = async (status: "completed" | "failed", error: string | null, result: ReturnType<typeof buildResult> | null, upstreamUrl?: string) => {
+    const settle = async (
+      status: "completed" | "failed", error: string | null, result: ReturnType<typeof buildResult> | null, upstreamUrl?: string, coverage?: ParseCoverage,
+      cachedFrom?: string,
+    ) => {
       const latencyMs = Math.round(performance.now() - started);
-      const credits = creditsFor(endpoint, status, result ?? undefined);
+      const credits = cachedFrom !== undefined ? (cache?.hitCredits ?? 1) : creditsFor(endpoint, status, result ?? undefined);
       const changed = await jobs.finalize(jobId, record.accountId, {
-        status, credits, latencyMs, error, result, upstreamUrl, completedAt: new Date().toISOString(),
+        status, credits, latencyMs, error, result, upstreamUrl, coverage, completedAt: new Date().toISOString(),
+        ...(cachedFrom !== undefined ? { cacheHit: { from: cachedFrom } } : {}),
       });
       if (changed) {
         const labels = { endpoint, queue: record.job.queue, status };
@@ -165,13 +186,30 @@ function runJob({ jobs, scraper, logger, metrics, onFinal }: ProcessorDeps) {
       return changed;
     };
 
+    // A job that opted in to the cache: answered from it, or waiting for an identical job's fetch.
+    const cached = await beforeFetch(cache, record.job);
+    if (cached.hit) {
+      const { hit } = cached;
+      const changed = await settle("completed", null, resultFromCache(hit, endpoint, params), hit.upstreamUrl ?? undefined, undefined, hit.jobId);
+      log.info({ endpoint, from: hit.jobId, settled: changed }, "job answered from the cache");
+      return;
+    }
+
     try {
       const outcome = await (fetching ? fetching.outcome : scraper.scrape(endpoint, params, signal));
       countTries(outcome.tries, outcome.skipped);
       const result = buildResult(endpoint, params, outcome.blocks);
-      const changed = await settle("completed", null, result, outcome.upstreamUrl);
+      // Identical jobs waiting for this fetch are woken by the fill, while this one settles.
+      const filling = cached.fill?.done(result, outcome.upstreamUrl).catch((err: Error) => log.warn({ err: err.message }, "result not cached"));
+      // The page is compressed and kept while the job settles, off the live answer's path; a reader
+      // that comes at once waits the few ms left (apps/api/src/jobs/raw-page.ts).
+      const keeping = outcome.page && rawPages?.enabled ? rawPages.keep(jobId, endpoint, outcome.page).catch((err: Error) => log.warn({ err: err.message }, "raw page not kept")) : undefined;
+      const changed = await settle("completed", null, result, outcome.upstreamUrl, outcome.coverage);
+      await Promise.all([keeping, filling]);
       log.info({ endpoint, latencyMs: Math.round(performance.now() - started), settled: changed }, "job completed");
     } catch (err) {
+      // Never cached: jobs waiting for this fetch claim the search and fetch themselves (or this job's next attempt does).
+      await cached.fill?.abandon().catch(() => undefined);
       const attemptsLeft = (bullJob.opts.attempts ?? 1) - (bullJob.attemptsMade + 1);
       if (isClassifiedFailure(err)) {
         countTries(err.tries, err.skipped);
@@ -179,7 +217,7 @@ function runJob({ jobs, scraper, logger, metrics, onFinal }: ProcessorDeps) {
           log.warn({ kind: err.kind, attemptsLeft, rungs: err.rungs }, "transient upstream fault; retrying later");
           throw new RetryLater(err.message);
         }
-        await settle("failed", err.message, null);
+        await settle("failed", err.message, null, undefined, err.coverage);
         log.warn({ kind: err.kind, rungs: err.rungs }, "job failed");
         return;
       }

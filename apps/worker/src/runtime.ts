@@ -1,10 +1,12 @@
 import { Worker } from "bullmq";
+import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Metrics } from "@serp/metrics";
 import { Closers, JOB_ERRORS, type QueueName } from "@serp/shared";
-import { JobStore, createRedis, keySpace, waitReady } from "@serp/store";
+import { CacheFills, DEFAULT_RAW_HTML_RETENTION_SECONDS, JobStore, RawPageStore, ResultCache, createRedis, keySpace, waitReady, type KeySpace } from "@serp/store";
 import { FairShare } from "./fair-share.js";
 import { RetryLater, createProcessor, type KnownJob, type Scraper } from "./processor.js";
+import type { WorkerCache } from "./cache.js";
 import { startWebhooks, type WebhookOptions } from "./webhooks/index.js";
 
 export type { WebhookOptions };
@@ -15,8 +17,15 @@ export interface WorkerRuntimeOptions {
   queues: readonly QueueName[];
   concurrency: number;
   retentionSeconds: number;
+  /** Seconds each completed job's upstream page is kept, compressed (RAW_HTML_RETENTION_SECONDS); 0 keeps none. Default 3600. */
+  rawHtmlRetentionSeconds?: number;
   scraper: Scraper;
   logger: Logger;
+  /**
+   * The result cache (CACHE_TTL_SECONDS, CACHE_HIT_CREDITS; default 3600 and 1): jobs that opted in
+   * are looked up before they fetch, and fill it once completed. ttlSeconds 0 turns it off.
+   */
+  cache?: { ttlSeconds: number; hitCredits: number };
   /** How long a job's lock lasts without renewal: a killed worker's job is retaken after this. */
   lockDurationMs?: number;
   /** Stalls (its worker died holding it) a job survives; one more fails it. Default 2. */
@@ -70,7 +79,9 @@ export async function createWorkerRuntime(o: WorkerRuntimeOptions) {
   };
   const share = o.accountShare ?? DEFAULT_ACCOUNT_SHARE;
   const fairShare = share < 1 ? new FairShare(o.concurrency, share) : undefined;
-  const processor = createProcessor({ jobs, scraper: o.scraper, logger: o.logger, metrics: o.metrics, onFinal, fairShare });
+  const rawPages = new RawPageStore(store, keys, o.rawHtmlRetentionSeconds ?? DEFAULT_RAW_HTML_RETENTION_SECONDS);
+  const cache = await resultCache(o, keys, store, closers);
+  const processor = createProcessor({ jobs, scraper: o.scraper, logger: o.logger, metrics: o.metrics, onFinal, fairShare, rawPages, cache });
   const lockDuration = o.lockDurationMs ?? 15_000;
 
   /**
@@ -115,3 +126,15 @@ export async function createWorkerRuntime(o: WorkerRuntimeOptions) {
   return { workers, jobs, closers, store, keys, webhooks };
 }
 export type WorkerRuntime = Awaited<ReturnType<typeof createWorkerRuntime>>;
+
+/** The result cache, with a subscription that wakes the jobs waiting for an identical job's fetch (none when off). */
+async function resultCache(o: WorkerRuntimeOptions, keys: KeySpace, store: Redis, closers: Closers): Promise<WorkerCache | undefined> {
+  const { ttlSeconds = 3600, hitCredits = 1 } = o.cache ?? {};
+  if (ttlSeconds <= 0) return undefined;
+  const subscriber = createRedis(o.redisUrl, "subscriber", "worker-cache-sub");
+  subscriber.on("error", (err) => o.logger.debug({ err: err.message }, "redis cache subscriber error"));
+  closers.add("redis cache subscriber", () => subscriber.quit().catch(() => subscriber.disconnect()));
+  const fills = new CacheFills(subscriber, keys.cacheFilledChannel());
+  await fills.start();
+  return { store: new ResultCache(store, keys, ttlSeconds, fills), hitCredits };
+}

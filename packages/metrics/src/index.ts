@@ -25,6 +25,16 @@ export function createMetrics(app: "api" | "worker") {
      * one) and what came back: results, no_results, blocked, wall, refused, timeout, error, unparseable.
      */
     upstreamTries: new Counter({ name: "serp_upstream_tries_total", help: "Upstream tries by profile, proxy and outcome", labelNames: ["profile", "proxy", "outcome"], registers: r }),
+    /**
+     * Per parsed page, the share of its result links that ended up in some block (coverage.ts), by
+     * endpoint and the layout the figure read (full, mobile, basic, json, unknown: a fixed set). Pages
+     * of one layout normally sit near 1: a layout the parsers do not know shows as the mass moving
+     * down, before any job fails; below the kind's threshold the page was not taken (outcome `partial`).
+     */
+    parseCoverage: new Histogram({
+      name: "serp_parse_coverage_ratio", help: "Share of a parsed page's result links found in its blocks", labelNames: ["endpoint", "layout"],
+      buckets: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1], registers: r,
+    }),
     /** Rungs passed over because a breaker rested (`profile`, or `profile@proxy`). */
     upstreamSkips: new Counter({ name: "serp_upstream_skipped_total", help: "Upstream rungs skipped while their breaker rests", labelNames: ["profile", "breaker"], registers: r }),
     /** Each breaker's state: 0 closed, 1 probing, 2 open (resting). `proxy` is empty for a profile's own breaker. */

@@ -2,7 +2,7 @@
  * CLI: npx tsx packages/replay/src/main.ts --dir ../shared/fixtures/google --port 4010
  *        [--page web/coffee-desktop-2023.html] [--routes routes.json] [--default web=web/coffee-desktop-2023.html]
  *        [--latency 50] [--jitter 20] [--fault captcha] [--times 3] [--kinds web,news] [--host 127.0.0.1]
- *        [--https] [--guard 2026-11] [--cert-out cert.pem]
+ *        [--https] [--guard 2026-11] [--cert-out cert.pem] [--fallback]
  * Each flag also reads from the environment: REPLAY_DIR, REPLAY_PAGE, REPLAY_ROUTES, REPLAY_PORT, REPLAY_HOST,
  * REPLAY_LATENCY, REPLAY_JITTER, REPLAY_FAULT, REPLAY_TIMES, REPLAY_KINDS, REPLAY_HTTPS=true, REPLAY_GUARD,
  * REPLAY_CERT_OUT. Flags win over the environment.
@@ -19,7 +19,7 @@ import { isReplayKind, type ReplayKind } from "./target.js";
 
 const USAGE = `usage: main.ts [--dir DIR] [--page FILE] [--routes FILE.json] [--default KIND=FILE]... [--port 4010] [--host 127.0.0.1]
                [--latency MS] [--jitter MS] [--fault MODE] [--times N] [--kinds KIND,KIND]
-               [--https] [--guard PRESET] [--cert-out FILE]`;
+               [--https] [--guard PRESET] [--cert-out FILE] [--fallback]`;
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 
@@ -58,6 +58,7 @@ function optionsFrom(argv: string[], env: NodeJS.ProcessEnv): ReplayOptions & { 
       https: { type: "boolean" },
       guard: { type: "string" },
       "cert-out": { type: "string" },
+      fallback: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -89,6 +90,7 @@ function optionsFrom(argv: string[], env: NodeJS.ProcessEnv): ReplayOptions & { 
     page,
     routes: routesFile ? (JSON.parse(readFileSync(routesFile, "utf8")) as ReplayRoute[]) : undefined,
     defaults: defaultsOf(values.default ?? []),
+    fallback: values.fallback ?? false,
     host: pick(values.host, "REPLAY_HOST") ?? "127.0.0.1",
     port: integer(pick(values.port, "REPLAY_PORT"), "port") ?? 4010,
     faults: Object.keys(faults).length > 0 ? faults : undefined,

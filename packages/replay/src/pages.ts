@@ -45,6 +45,17 @@ export function unsupportedBrowserPage(): string {
 `;
 }
 
+/**
+ * The upstream's "did not match any documents" page (modelled on web/no-results-desktop-2023.html:
+ * the same card markup, which the service's classifier reads as an empty result), for `query`.
+ * Directory mode answers it when nothing was captured for a search, instead of another query's page.
+ */
+export function noResultsPage(query: string): string {
+  const q = escapeHtml(query);
+  return `<!doctype html><html lang="en"><head><meta charset="UTF-8"><title>${q} - Google Search</title></head><body><div id="main"><div id="cnt"><div id="center_col"><div id="topstuff"><div class="mnr-c"><div class="card-section"><p aria-level="3" role="heading" style="padding-top:.33em">Your search - <span><em>${q}</em></span> - did not match any documents.</p><p style="margin-top:1em">Suggestions:</p><ul style="margin-left:1.3em;margin-bottom:2em"><li>Make sure that all words are spelled correctly.</li><li>Try different keywords.</li><li>Try more general keywords.</li></ul></div></div></div></div></div></div></body></html>
+`;
+}
+
 const ERROR_TEXT: Record<number, [title: string, message: string]> = {
   400: ["Bad Request", "Your client has issued a malformed or illegal request."],
   403: ["Forbidden", "Your client does not have permission to get URL <code>{path}</code> from this server."],

@@ -16,7 +16,7 @@ import { control, CONTROL_PREFIX, RequestLog, type RecordedRequest, type Request
 import { delayOf, FaultState, parseFaults, type FaultMode, type Faults } from "./faults.js";
 import { describeHello, type HelloDescription } from "./fingerprint.js";
 import { Guard, needsFingerprint, parseGuard, type GuardConfig, type GuardPresetName, type GuardVerdict } from "./guard.js";
-import { blockAnswer, enableJsPage, errorPage, randomToken, sorryPage, unsupportedBrowserPage, type BlockAnswer } from "./pages.js";
+import { blockAnswer, enableJsPage, errorPage, noResultsPage, randomToken, sorryPage, unsupportedBrowserPage, type BlockAnswer } from "./pages.js";
 import { abort, isGone, send, type ReplayRequest, type ReplayResponse } from "./respond.js";
 import { Stats, type ReplayStats } from "./stats.js";
 import { isReplayKind, REPLAY_KINDS, slugOf, targetOf, type ReplayKind, type Target } from "./target.js";
@@ -41,6 +41,12 @@ export interface ReplayOptions {
   routes?: ReplayRoute[];
   /** Per-kind default file for directory mode, when no file name matches the query. */
   defaults?: Partial<Record<ReplayKind, string>>;
+  /**
+   * Directory mode, when nothing was captured for a query: answer the first capture of the kind
+   * anyway (another query's page) instead of "no results" / 404. Off by default; only for tests and
+   * demos that want some page whatever the query.
+   */
+  fallback?: boolean;
   /** Default 127.0.0.1. */
   host?: string;
   /** Default 0: any free port. */
@@ -80,6 +86,16 @@ export interface ReplayServer {
 }
 
 const TRUNCATE_SHARE = 0.3;
+
+/**
+ * Kinds whose miss (nothing captured for the query) is the upstream's "did not match any documents"
+ * page. Product pages, the product panel and suggestions answer 404 instead: an unknown product
+ * does not exist, and an invented suggestion list would be data nobody captured.
+ */
+const NO_RESULTS_KINDS: ReadonlySet<ReplayKind> = new Set(["web", "news", "images", "videos", "local", "shopping"]);
+
+/** What `x-replay-file` says for the generated "no results" page. */
+export const NO_RESULTS_NAME = "(none: no results)";
 
 interface Page {
   body: Buffer;
@@ -124,7 +140,7 @@ function routeMatches(route: ReplayRoute, target: Target): boolean {
 }
 
 export async function startReplayServer(options: ReplayOptions): Promise<ReplayServer> {
-  const catalog = new Catalog({ dir: options.dir, defaults: options.defaults });
+  const catalog = new Catalog({ dir: options.dir, defaults: options.defaults, fallback: options.fallback });
   await validate(options, catalog);
   const initialGuard = options.guard === undefined ? {} : parseGuard(options.guard);
   const https = options.https === true || needsFingerprint(initialGuard);
@@ -164,7 +180,12 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
     if (route) return load(route.file, route.status);
     if (options.page) return load(options.page);
     const chosen = target && (await catalog.choose(target));
-    return chosen ? load(chosen) : undefined;
+    if (chosen) return load(chosen);
+    // Nothing captured for this query: say so, as the upstream would, never with another query's page.
+    if (target && NO_RESULTS_KINDS.has(target.kind)) {
+      return { body: Buffer.from(noResultsPage(target.key)), status: 200, contentType: "text/html; charset=UTF-8", name: NO_RESULTS_NAME };
+    }
+    return undefined;
   }
 
   function originOf(req: ReplayRequest): string {

@@ -9,6 +9,9 @@ import { connect } from "node:net";
 import { join } from "node:path";
 import { FIXTURES_DIR, fixturesAvailable } from "./fixtures-dir.js";
 import { startReplayServer, type ReplayServer } from "../src/index.js";
+import { NO_RESULTS_NAME as NO_RESULTS } from "../src/server.js";
+// The service's own classifier, to prove the no-results page reads as an empty result.
+import { classify } from "../../upstream/src/classify.js";
 
 const describeIfFixtures = fixturesAvailable ? describe : describe.skip;
 if (!fixturesAvailable) {
@@ -77,7 +80,8 @@ describeIfFixtures("replay upstream", () => {
       ["/search?q=243", "web/243-desktop-2021-wayback.html"],
       ["/search?q=schloss+johannisberg&tbm=nws", "news/schloss-johannisberg-news-2025.html"],
       ["/search?q=hatsune+miku&udm=2", "images/hatsune-miku-images-ja-2025.html"],
-      ["/search?q=%22Boulevard+Records%22+Canada&tbm=isch", "images/boulevard-records-images-basic-2017-wayback.html"],
+      // The whole query as captured (MANIFEST.md): no file name spells it.
+      ["/search?q=%22Boulevard+Records%22+Canada+-site%3Awikipedia.org+-site%3Awikimedia.org&tbm=isch", "images/boulevard-records-images-basic-2017-wayback.html"],
       ["/search?q=brahms&udm=7", "videos/brahms-piano-concerto-2-videos-ja-2025.html"],
       ["/search?q=hotels+nyc&tbm=lcl", "web/hotels-nyc-desktop-2023.html"],
       ["/search?q=889894929969&tbm=shop", "shopping/ean-889894929969-shopping-pt-br-2021.html"],
@@ -91,10 +95,33 @@ describeIfFixtures("replay upstream", () => {
       expectPage(await get(server, path), fixture);
     });
 
-    test("falls back to the kind's first file when no name matches the query", async () => {
-      expectPage(await get(server, "/search?q=nothing+captured+for+this"), "web/243-desktop-2021-wayback.html");
-      expectPage(await get(server, "/search?q=nothing&tbm=shop"), "shopping/ean-7891114090307-shopping-pt-br-2021.html");
-      expectPage(await get(server, "/shopping/product/42"), "shopping-product/product-13239497633151178800-pt-br-2021.html");
+    test("a search with nothing captured gets the upstream's no-results page for that query, not another query's page", async () => {
+      for (const path of ["/search?q=nothing+captured+for+this", "/search?q=nothing+captured+for+this&udm=2", "/search?q=nothing+captured+for+this&tbm=shop", "/search?q=nothing+captured+for+this&tbm=nws"]) {
+        const page = await get(server, path);
+        expect({ path, status: page.status, file: page.headers.get("x-replay-file") }).toEqual({ path, status: 200, file: NO_RESULTS });
+        expect(page.body).toContain("Your search - <span><em>nothing captured for this</em></span> - did not match any documents.");
+        expect(page.headers.get("content-type")).toBe("text/html; charset=UTF-8");
+      }
+      // The service's classifier reads it as an empty result, in every search kind.
+      const body = (await get(server, "/search?q=%3Cb%3Etea%3C%2Fb%3E&udm=2")).body;
+      expect(body).toContain("<em>&#60;b&#62;tea&#60;/b&#62;</em>");
+      for (const endpoint of ["web-search", "web-images", "web-news", "web-local", "web-shopping-search"] as const) {
+        expect(classify({ statusCode: 200, headers: {}, body, url: `${server.url}/search` }, endpoint)).toBe("no_results");
+      }
+    });
+
+    test("an unknown product is the upstream's 404, not a captured product", async () => {
+      for (const path of ["/shopping/product/42", "/shopping/product/123", "/shopping/product/123/offers"]) {
+        const page = await get(server, path);
+        expect({ path, status: page.status, file: page.headers.get("x-replay-file") }).toEqual({ path, status: 404, file: null });
+        expect(page.body).toContain("Error 404 (Not Found)!!1");
+      }
+    });
+
+    test("a query file names cannot spell is found by the query MANIFEST.md gives for the capture", async () => {
+      expectPage(await get(server, `/search?q=${encodeURIComponent("初音ミク")}&udm=2`), "images/hatsune-miku-images-ja-2025.html");
+      expect((await get(server, `/search?q=${encodeURIComponent("初音ミク")}`)).headers.get("x-replay-file")).toBe("web/hatsune-miku-desktop-ja-2025.html");
+      expect((await get(server, `/search?q=${encodeURIComponent("арендовать машину в оаэ")}`)).headers.get("x-replay-file")).toBe("web/rent-car-uae-desktop-ru-2024.html");
     });
 
     test("autocomplete serves the matching file with its extension's content type", async () => {
@@ -309,8 +336,10 @@ describeIfFixtures("replay upstream", () => {
       for (const path of ["/../../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd", "/shopping/product/..%2F..%2Fetc%2Fpasswd", "/web/coffee-desktop-2023.html"]) {
         expect((await get(server, path)).status).toBe(404);
       }
-      // A query only selects among listed names: this falls back to the default page.
-      expectPage(await get(server, "/search?q=../../../../etc/passwd"), "web/243-desktop-2021-wayback.html");
+      // A query only selects among listed names: this one matches none, so nothing was captured for it.
+      const traversal = await get(server, "/search?q=../../../../etc/passwd");
+      expect(traversal.headers.get("x-replay-file")).toBe(NO_RESULTS);
+      expect(traversal.body).not.toContain("root:");
     });
 
     test("malformed requests get a 400, and the server keeps serving", async () => {
@@ -394,6 +423,19 @@ describeIfFixtures("replay modes and options", () => {
     try {
       expectPage(await get(server, "/search?q=nothing+captured"), "web/hotels-nyc-desktop-2023.html");
       expectPage(await get(server, "/search?q=coffee"), "web/coffee-desktop-2023.html");
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("fallback: true answers a miss with the kind's first capture (opt-in, for tests that want any page)", async () => {
+    const server = await startReplayServer({ dir: FIXTURES_DIR, fallback: true });
+    try {
+      expectPage(await get(server, "/search?q=nothing+captured+for+this"), "web/243-desktop-2021-wayback.html");
+      expectPage(await get(server, "/search?q=nothing&tbm=shop"), "shopping/ean-7891114090307-shopping-pt-br-2021.html");
+      expectPage(await get(server, "/shopping/product/42"), "shopping-product/product-13239497633151178800-pt-br-2021.html");
+      // Still never for suggestions: an invented list would be data nobody captured.
+      expect((await get(server, "/complete/search?client=firefox&q=espresso")).status).toBe(404);
     } finally {
       await server.close();
     }

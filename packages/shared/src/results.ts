@@ -34,8 +34,10 @@ export interface AdResult {
   position: number;
   block_position: "top" | "bottom" | "middle" | "right";
   title: string;
-  link: string;
+  /** Where the ad leads; absent when the page shows only the click redirect (then in `tracking_link`). */
+  link?: string;
   displayed_link?: string;
+  /** The engine's click redirect (`/aclk?…`): never the destination itself. */
   tracking_link?: string;
   description?: string;
   source?: string;
@@ -79,6 +81,14 @@ export interface LocalPlace {
   website?: string;
 }
 
+/**
+ * A place of a web results page's local or hotel pack: the local item, with the price the card shows
+ * (a price level `$$`, or a hotel's nightly price `$152`) as the reference API's local pack has it.
+ */
+export interface LocalPackPlace extends LocalPlace {
+  price?: string;
+}
+
 export interface TopStory {
   title: string;
   link: string;
@@ -119,7 +129,7 @@ export interface WebSearchBlocks {
   ads?: AdResult[];
   ai_overview?: AiOverview;
   related_questions?: RelatedQuestion[];
-  local_results?: { places: LocalPlace[]; more_locations_link?: string };
+  local_results?: { places: LocalPackPlace[]; more_locations_link?: string };
   top_stories?: TopStory[];
   discussions_and_forums?: DiscussionAndForum[];
   knowledge_graph?: KnowledgeGraph;
@@ -163,7 +173,10 @@ export interface ShoppingResult {
   title: string;
   product_id?: string;
   product_link?: string;
+  /** The merchant's page: the redirect's `adurl` when the card links through one. */
   link?: string;
+  /** The engine's click redirect (`/aclk?…`) when the card links through one. */
+  tracking_link?: string;
   source?: string;
   price?: string;
   extracted_price?: number;
@@ -187,7 +200,10 @@ export interface ShoppingBlocks {
 export interface Seller {
   position: number;
   name: string;
+  /** The merchant's offer page: the redirect's `adurl` when the row links through one. */
   link?: string;
+  /** The engine's click redirect (`/aclk?…`) when the row links through one. */
+  tracking_link?: string;
   base_price?: string;
   extracted_base_price?: number;
   shipping?: string;

@@ -36,6 +36,8 @@ export interface LedgerEntry {
   endpoint?: string;
   pack?: string;
   uncharged?: number;
+  /** A charge for a job answered from the result cache (billed CACHE_HIT_CREDITS, possibly 0). */
+  cacheHit?: true;
 }
 
 export function hashKey(key: string): string {

@@ -15,6 +15,8 @@ export const scrapePayloadSchema = z.strictObject({
   params: z.custom<JobParams>((v) => typeof v === "object" && v !== null && !Array.isArray(v)).optional(),
   /** The job's owner, so a worker can hold each account to its fair share of slots before reading the record. */
   accountId: z.string().min(1).max(64).optional(),
+  /** The job opted in to the result cache: the worker looks it up (and waits for an identical fetch) before fetching. */
+  useCache: z.literal(true).optional(),
 });
 export type ScrapePayload = z.infer<typeof scrapePayloadSchema>;
 

@@ -8,3 +8,5 @@ export * from "./ssrf.js";
 export * from "./webhooks.js";
 export * from "./upstream-status.js";
 export * from "./idempotency.js";
+export * from "./raw-pages.js";
+export * from "./cache.js";

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import type { Endpoint, Job, JobParams, JobResponse, JobResult, JobStatus, QueueName } from "@serp/shared";
+import type { Endpoint, Job, JobParams, JobResponse, JobResult, JobStatus, ParseCoverage, QueueName } from "@serp/shared";
 import type { KeySpace } from "./keys.js";
 
 /** A job as stored: the customer's view plus its owner and result. */
@@ -8,6 +8,13 @@ export interface JobRecord {
   accountId: string;
   result: JobResult | null;
   upstreamUrl: string | null;
+  /** A cache hit's source: the job that fetched the result it was answered with (never shown to customers). */
+  cachedFrom?: string;
+  /**
+   * How much of its results page the parse understood (the page that made the result, or for a
+   * failed job the best page tried): for operators, never in the customer's job JSON.
+   */
+  coverage?: ParseCoverage;
 }
 
 /** The job as its owner reads it (GET /v1/jobs/{id}, webhooks): the result only once completed. */
@@ -28,6 +35,8 @@ export interface NewJob {
    * for this job (live jobs), so it answers without reading the record back.
    */
   replyTo?: string;
+  /** The job's cache opt-in (POST /v1/jobs `cacheMaxAgeSeconds`): the worker looks the search up, and fills the cache. */
+  cacheMaxAgeSeconds?: number;
 }
 
 export interface Final {
@@ -39,6 +48,10 @@ export interface Final {
   completedAt: string;
   /** The upstream URL whose page made the result (kept for the compatibility endpoint). */
   upstreamUrl?: string;
+  /** Answered from the result cache: the job says so, and so does its ledger entry. `credits` is then the cache-hit price. */
+  cacheHit?: { from: string };
+  /** The parse's coverage figure, kept on the record for operators. */
+  coverage?: ParseCoverage;
 }
 
 /**
@@ -67,6 +80,7 @@ return {1, reserved + tonumber(ARGV[1])}`;
  * it never eats credits reserved by the account's other pending jobs; the balance never drops
  * below zero. Every settlement is written to the ledger and announced on the final channel; a job
  * with a reply channel has its settled record (HGETALL, as a JSON array) published there too.
+ * ARGV[12], when set, is the parse's coverage figure (JSON), kept for operators.
  */
 const FINALIZE = `
 local st = redis.call('HGET', KEYS[1], 'status')
@@ -88,6 +102,11 @@ local endpoint = redis.call('HGET', KEYS[1], 'endpoint')
 local entry = { type = (ARGV[1] == 'completed') and 'charge' or 'refund', jobId = ARGV[8],
   endpoint = endpoint, credits = charge, at = ARGV[3] }
 if charge < price then entry.uncharged = price - charge end
+if ARGV[11] and ARGV[11] ~= '' then
+  redis.call('HSET', KEYS[1], 'cacheHit', '1', 'cachedFrom', ARGV[11])
+  entry.cacheHit = true
+end
+if ARGV[12] and ARGV[12] ~= '' then redis.call('HSET', KEYS[1], 'coverage', ARGV[12]) end
 redis.call('RPUSH', KEYS[3], cjson.encode(entry))
 redis.call('HINCRBY', KEYS[4], endpoint .. ':' .. ARGV[1], 1)
 redis.call('HINCRBY', KEYS[4], endpoint .. ':credits', charge)
@@ -95,6 +114,30 @@ redis.call('HINCRBY', KEYS[4], endpoint .. ':credits', charge)
 local replyTo = redis.call('HGET', KEYS[1], 'replyTo')
 if replyTo then redis.call('PUBLISH', replyTo, cjson.encode(redis.call('HGETALL', KEYS[1]))) end
 redis.call('PUBLISH', ARGV[9], ARGV[8])
+return 1`;
+
+/**
+ * A live job answered from the result cache (cache.ts), created final in one step: the record,
+ * completed; the charge of the cache-hit price (ARGV[1]); the ledger entry, a charge marked
+ * `cacheHit`; the usage counters and the final announcement, as FINALIZE writes them. Like SUBMIT it
+ * refuses an unknown account (-1) and one without the price available (0: balance - reserved, so
+ * it never eats credits other jobs hold); it reserves nothing and is not held to the concurrency
+ * limit, since the job is never in flight. KEYS: account, job, ledger, usage. ARGV: price,
+ * retention, job id, completedAt, final channel, endpoint, then the record's fields.
+ */
+const CREATE_CACHED = `
+local acct = redis.call('HMGET', KEYS[1], 'balance', 'reserved')
+if not acct[1] then return -1 end
+local price = tonumber(ARGV[1])
+if tonumber(acct[1]) - tonumber(acct[2] or '0') < price then return 0 end
+if price > 0 then redis.call('HINCRBY', KEYS[1], 'balance', -price) end
+redis.call('HSET', KEYS[2], 'status', 'completed', 'credits', price, 'attempts', '0', 'error', '', 'cacheHit', '1', unpack(ARGV, 7))
+redis.call('EXPIRE', KEYS[2], ARGV[2])
+local endpoint = ARGV[6]
+redis.call('RPUSH', KEYS[3], cjson.encode({ type = 'charge', jobId = ARGV[3], endpoint = endpoint, credits = price, at = ARGV[4], cacheHit = true }))
+redis.call('HINCRBY', KEYS[4], endpoint .. ':completed', 1)
+redis.call('HINCRBY', KEYS[4], endpoint .. ':credits', price)
+redis.call('PUBLISH', ARGV[5], ARGV[3])
 return 1`;
 
 /**
@@ -125,8 +168,9 @@ type StartScript = (...args: (string | number)[]) => Promise<[number, string[]?]
  * The scripts as commands of the connection: ioredis sends EVALSHA and falls back to EVAL once,
  * so the script text does not travel with every job (measured: bench/submissions.ts).
  */
-function scripts(redis: Redis): { submit: SubmitScript; finalize: Script; start: StartScript; requeue: Script } {
+function scripts(redis: Redis): { submit: SubmitScript; finalize: Script; start: StartScript; requeue: Script; createCached: Script } {
   const r = redis as unknown as Record<string, Script | undefined>;
+  if (!r.serpCreateCached) redis.defineCommand("serpCreateCached", { numberOfKeys: 4, lua: CREATE_CACHED });
   if (!r.serpSubmit) {
     redis.defineCommand("serpSubmit", { numberOfKeys: 2, lua: SUBMIT });
     redis.defineCommand("serpFinalize", { numberOfKeys: 4, lua: FINALIZE });
@@ -134,7 +178,10 @@ function scripts(redis: Redis): { submit: SubmitScript; finalize: Script; start:
     redis.defineCommand("serpRequeue", { numberOfKeys: 1, lua: REQUEUE });
   }
   const bind = (name: string) => (r[name] as Script).bind(redis);
-  return { submit: bind("serpSubmit") as unknown as SubmitScript, finalize: bind("serpFinalize"), start: bind("serpStart") as unknown as StartScript, requeue: bind("serpRequeue") };
+  return {
+    submit: bind("serpSubmit") as unknown as SubmitScript, finalize: bind("serpFinalize"), start: bind("serpStart") as unknown as StartScript,
+    requeue: bind("serpRequeue"), createCached: bind("serpCreateCached"),
+  };
 }
 
 export type SubmitOutcome = "created" | "insufficient_credits" | "no_account" | "concurrency_limited";
@@ -164,8 +211,28 @@ export class JobStore {
     ];
     if (job.postbackUrl) argv.push("postbackUrl", job.postbackUrl);
     if (job.replyTo) argv.push("replyTo", job.replyTo);
+    if (job.cacheMaxAgeSeconds !== undefined) argv.push("cacheMaxAge", String(job.cacheMaxAgeSeconds));
     const [code, inFlight] = await this.lua.submit(this.keys.account(job.accountId), this.keys.job(job.id), ...argv);
     return { outcome: SUBMIT_OUTCOMES[code as 1 | 0 | -1 | -2], inFlight };
+  }
+
+  /**
+   * Creates a live job already answered from the result cache: completed, billed `hit.credits`
+   * (the cache-hit price), in the ledger as a cache hit. Nothing is reserved or enqueued.
+   */
+  async createCached(
+    job: NewJob,
+    hit: { credits: number; latencyMs: number; result: JobResult; upstreamUrl: string | null; completedAt: string; from: string },
+  ): Promise<Exclude<SubmitOutcome, "concurrency_limited">> {
+    const argv = [
+      String(hit.credits), String(this.retentionSeconds), job.id, hit.completedAt, this.keys.finalChannel(), job.endpoint,
+      "id", job.id, "accountId", job.accountId, "endpoint", job.endpoint, "queue", job.queue,
+      "params", JSON.stringify(job.params), "createdAt", job.createdAt, "completedAt", hit.completedAt,
+      "latencyMs", String(hit.latencyMs), "result", JSON.stringify(hit.result), "upstreamUrl", hit.upstreamUrl ?? "",
+      "cachedFrom", hit.from, "cacheMaxAge", String(job.cacheMaxAgeSeconds ?? 0),
+    ];
+    const code = await this.lua.createCached(this.keys.account(job.accountId), this.keys.job(job.id), this.keys.ledger(job.accountId), this.keys.usage(job.accountId), ...argv);
+    return code === 1 ? "created" : code === 0 ? "insufficient_credits" : "no_account";
   }
 
   /** Only the status (null for an unknown or expired job): cheap enough to poll. */
@@ -213,6 +280,8 @@ export class JobStore {
       id,
       this.keys.finalChannel(),
       f.upstreamUrl ?? "",
+      f.cacheHit?.from ?? "",
+      f.coverage ? JSON.stringify(f.coverage) : "",
     );
     return r === 1;
   }
@@ -240,10 +309,17 @@ function fromHash(h: Record<string, string>): JobRecord {
     completedAt: h.completedAt || null,
   };
   if (h.postbackUrl) job.postbackUrl = h.postbackUrl;
-  return {
+  if (h.cacheMaxAge !== undefined) {
+    job.cacheMaxAgeSeconds = Number(h.cacheMaxAge);
+    job.cacheHit = h.cacheHit === "1";
+  }
+  const record: JobRecord = {
     job,
     accountId: h.accountId!,
     result: h.result ? (JSON.parse(h.result) as JobResult) : null,
     upstreamUrl: h.upstreamUrl || null,
   };
+  if (h.cachedFrom) record.cachedFrom = h.cachedFrom;
+  if (h.coverage) record.coverage = JSON.parse(h.coverage) as ParseCoverage;
+  return record;
 }

@@ -13,6 +13,8 @@ export function keySpace(prefix: string) {
     accountKeys: (id: string) => `${prefix}:acct:${id}:keys`,
     accounts: () => `${prefix}:accounts`,
     apiKey: (sha256: string) => `${prefix}:key:${sha256}`,
+    /** The query a compatibility search (/search.json) was asked with, by its job id: its archive echoes it. */
+    compatQuery: (jobId: string) => `${prefix}:compat:query:${jobId}`,
     /** An account's idempotency key (hashed) of POST /v1/jobs: the job it made. */
     idempotency: (accountId: string, sha256: string) => `${prefix}:acct:${accountId}:idem:${sha256}`,
     /** Pub/sub channel on which every job that becomes final is announced (its id). */
@@ -23,8 +25,18 @@ export function keySpace(prefix: string) {
     keyRevokedChannel: () => `${prefix}:events:key-revoked`,
     /** Pub/sub channel on which every change to an account's limit overrides is announced (its id). */
     limitsChangedChannel: () => `${prefix}:events:limits-changed`,
+    /** A cached completed result, by its search's key (cache.ts): what identical searches are answered with. */
+    cacheEntry: (id: string) => `${prefix}:cache:${id}`,
+    /** The job fetching a search's result for the cache: identical misses wait for it instead of fetching too. */
+    cacheFill: (id: string) => `${prefix}:cache:${id}:fill`,
+    /** Pub/sub channel on which each cache fill, or a fetch given up, is announced (the search's key), waking its waiters. */
+    cacheFilledChannel: () => `${prefix}:events:cache-filled`,
     /** One worker process's view of the upstream (profiles, breakers, canary), expiring unless refreshed. */
     upstreamStatus: (instance: string) => `${prefix}:upstream:status:${instance}`,
+    /** The upstream page a completed job was parsed from, compressed (raw-pages.ts). */
+    rawPage: (jobId: string) => `${prefix}:raw:${jobId}`,
+    /** Job ids with a kept page, scored by when it was kept (ms): what `reparse` walks. */
+    rawPages: () => `${prefix}:raw-pages`,
   };
 }
 export type KeySpace = ReturnType<typeof keySpace>;

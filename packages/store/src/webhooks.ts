@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { BlockList, isIP } from "node:net";
 import type { Redis } from "ioredis";
 import type { KeySpace } from "./keys.js";
 
@@ -140,76 +139,4 @@ export class WebhookStore {
       nextAttemptAt: h.nextAttemptAt || null,
     };
   }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Which addresses a webhook may reach. Pure (no I/O): used by the worker's agent at connect time
-// and by the API's cheap check of literal hosts at submit time, so both read one table.
-
-export type AddressKind = "metadata" | "unspecified" | "loopback" | "private" | "cgnat" | "link-local" | "reserved";
-
-/** Cloud instance-metadata endpoints: refused even where private targets are allowed. */
-const METADATA: readonly string[] = ["169.254.169.254", "169.254.170.2", "100.100.100.200", "fd00:ec2::254"];
-
-/** IANA special-purpose ranges (RFC 6890 and successors). IPv4 rules also match IPv4-mapped IPv6. */
-const RANGES: readonly [AddressKind, string, number][] = [
-  ["unspecified", "0.0.0.0", 8],
-  ["unspecified", "::", 128],
-  ["loopback", "127.0.0.0", 8],
-  ["loopback", "::1", 128],
-  ["private", "10.0.0.0", 8],
-  ["private", "172.16.0.0", 12],
-  ["private", "192.168.0.0", 16],
-  ["private", "fc00::", 7],
-  ["cgnat", "100.64.0.0", 10],
-  ["link-local", "169.254.0.0", 16],
-  ["link-local", "fe80::", 10],
-  ["reserved", "192.0.0.0", 24],
-  ["reserved", "192.0.2.0", 24],
-  ["reserved", "192.88.99.0", 24],
-  ["reserved", "198.18.0.0", 15],
-  ["reserved", "198.51.100.0", 24],
-  ["reserved", "203.0.113.0", 24],
-  ["reserved", "224.0.0.0", 4],
-  ["reserved", "240.0.0.0", 4],
-  // IPv4-compatible (deprecated), NAT64 and 6to4 embed an IPv4 address that could be private.
-  ["reserved", "::", 96],
-  ["reserved", "64:ff9b::", 96],
-  ["reserved", "64:ff9b:1::", 48],
-  ["reserved", "100::", 64],
-  ["reserved", "2001::", 23],
-  ["reserved", "2001:db8::", 32],
-  ["reserved", "2002::", 16],
-  ["reserved", "fec0::", 10],
-  ["reserved", "ff00::", 8],
-];
-
-const BLOCKS = (() => {
-  const lists = new Map<AddressKind, BlockList>();
-  const family = (a: string) => (isIP(a) === 6 ? "ipv6" : "ipv4");
-  const list = (kind: AddressKind) => lists.get(kind) ?? lists.set(kind, new BlockList()).get(kind)!;
-  for (const a of METADATA) list("metadata").addAddress(a, family(a));
-  for (const [kind, net, prefix] of RANGES) list(kind).addSubnet(net, prefix, family(net));
-  // Checked in this order, so an address gets its most specific kind.
-  const order: AddressKind[] = ["metadata", "unspecified", "loopback", "private", "cgnat", "link-local", "reserved"];
-  return order.map((kind) => [kind, list(kind)] as const);
-})();
-
-/** The special kind of an IP address, or null for an ordinary public one (or a non-IP string). */
-export function addressKind(address: string): AddressKind | null {
-  const v = isIP(address);
-  if (v === 0) return null;
-  for (const [kind, list] of BLOCKS) if (list.check(address, v === 6 ? "ipv6" : "ipv4")) return kind;
-  return null;
-}
-
-/**
- * Why a webhook may not connect to `address`, or null when it may. With `allowPrivate`, only
- * metadata and unspecified addresses stay refused (for tests and private deployments).
- */
-export function refusedAddress(address: string, allowPrivate: boolean): AddressKind | null {
-  const kind = addressKind(address);
-  if (kind === null) return null;
-  if (allowPrivate && kind !== "metadata" && kind !== "unspecified") return null;
-  return kind;
 }

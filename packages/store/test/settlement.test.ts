@@ -2,7 +2,7 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { newJobId, type JobParams } from "@serp/shared";
-import { AccountStore, JobStore, hashKey, keySpace, recordFromFields, type Final } from "../src/index.js";
+import { AccountStore, JobStore, hashKey, jobResponse, keySpace, recordFromFields, type Final } from "../src/index.js";
 
 const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
 const keys = keySpace(`t${randomBytes(5).toString("hex")}`);
@@ -214,7 +214,8 @@ test("a job with a reply channel has its settled record published there, once; a
     await jobs.create(other, 1);
     const result = { search_metadata: { status: "Success" }, organic_results: [{ position: 1, title: 'A "quoted" title / ünïcode', link: "https://example.com/" }] };
     await jobs.finalize(other.id, id, { ...done(1), result: result as unknown as Final["result"] });
-    await jobs.finalize(live.id, id, { ...done(1), result: result as unknown as Final["result"], upstreamUrl: "https://upstream.example/search?q=q" });
+    const coverage = { ratio: 0.9, links: 10, accounted: 9, layout: "full" as const };
+    await jobs.finalize(live.id, id, { ...done(1), result: result as unknown as Final["result"], upstreamUrl: "https://upstream.example/search?q=q", coverage });
     // A second settlement changes nothing and publishes nothing.
     await jobs.finalize(live.id, id, done(1, "failed"));
     const until = Date.now() + 1_000;
@@ -223,7 +224,10 @@ test("a job with a reply channel has its settled record published there, once; a
     expect(messages).toHaveLength(1);
     const published = recordFromFields(JSON.parse(messages[0]!) as string[]);
     expect(published).toEqual(await jobs.get(live.id));
-    expect(published).toMatchObject({ job: { id: live.id, status: "completed", credits: 1 }, result, upstreamUrl: "https://upstream.example/search?q=q" });
+    expect(published).toMatchObject({ job: { id: live.id, status: "completed", credits: 1 }, result, upstreamUrl: "https://upstream.example/search?q=q", coverage });
+    // The coverage figure is for operators: the job as its owner reads it does not carry it.
+    expect(JSON.stringify(jobResponse(published))).not.toContain("coverage");
+    expect((await jobs.get(other.id))!.coverage).toBeUndefined();
   } finally {
     subscriber.disconnect();
   }

@@ -2,8 +2,11 @@
  * Circuit breakers per profile, and per profile and proxy, so that a dead recipe costs one probe
  * per rest instead of one request per job.
  *
- * - A profile's breaker counts what says the recipe is dead: walls (JS, consent) and refusals
- *   (TLS or agent refused, "browser isn't supported"). A profile-and-proxy breaker counts what says
+ * - A profile's breaker counts what says the recipe is dead: walls (JS, consent), refusals
+ *   (TLS or agent refused, "browser isn't supported") and results pages understood only in part
+ *   (`partial`, below their kind's coverage threshold: a layout the parsers do not know, served to
+ *   this recipe; it rests like a wall, so jobs stop paying a request for it, and its probe notices
+ *   the day the parsers or the upstream change back). A profile-and-proxy breaker counts what says
  *   the address or the path is bad: blocks, time-outs, dead connections. A result or a no-results
  *   page closes both.
  * - After `threshold` such outcomes in a row the breaker opens: it rests `restMs`, then lets
@@ -24,9 +27,9 @@ import {
 } from "cockatiel";
 
 /** What one try came to, in the breakers' and the metrics' words. */
-export type Outcome = "results" | "no_results" | "blocked" | "wall" | "refused" | "timeout" | "error" | "unparseable";
+export type Outcome = "results" | "no_results" | "blocked" | "wall" | "refused" | "timeout" | "error" | "unparseable" | "partial";
 
-const RECIPE_DEAD: ReadonlySet<Outcome> = new Set(["wall", "refused"]);
+const RECIPE_DEAD: ReadonlySet<Outcome> = new Set(["wall", "refused", "partial"]);
 const PATH_BAD: ReadonlySet<Outcome> = new Set(["blocked", "timeout", "error"]);
 
 export interface BreakerOptions {

@@ -1,45 +1,63 @@
 /**
- * How much of a results page the parse understood: of the outbound result links in the page's main
- * results region, the share that ended up in some block. A link is accounted for when its target
- * (after unwrapping the upstream's `/url?q=` redirects, normalized) appears anywhere in the blocks.
- * A layout the parsers do not know shows as links nobody accounted for: the day a layout changes,
- * the figure drops below its kind's threshold (`COVERAGE_THRESHOLDS`) and the page is treated as not
- * understood instead of completing with a fraction of its results.
+ * How much of a results page the parse understood: of the result links in the page's main results
+ * region, the share that ended up in some block. A link is accounted for when its target (after
+ * unwrapping the upstream's `/url?q=`, `/imgres?imgrefurl=` and Wayback wrappers, normalized)
+ * appears anywhere in the blocks. A layout the parsers do not know shows as links nobody accounted
+ * for: the day a layout changes, the figure drops (in `serp_parse_coverage_ratio`), and below its
+ * kind's threshold (`COVERAGE_THRESHOLDS`) the page is treated as not understood instead of
+ * completing with a fraction of its results.
+ *
+ * The figure is read from the tree the parser built (`parsePage`: one parse, then one walk of the
+ * region), and crosses a parse thread's boundary as a small object beside the blocks.
  *
  * The region, by kind:
  * - web search: the results column `#rso`, and the lower "more results" container `#botstuff`/`#bres`
- *   (full pages); the basic page's `#main`;
+ *   (full pages); the basic page's `#main`. Its result links are the titled ones (a heading inside or
+ *   around the link: a result's title), since a web page also holds plenty of untitled links the
+ *   service does not return (sitelinks, entity and profile links); where the region has no titled
+ *   link (the WML page titles results with a plain span), every outbound link counts;
  * - news, images, shopping: the results list (`#rso`, else `#search`, `#islrg` for the image grid),
- *   else the basic page's `#main`;
+ *   else the basic page's `#main`. Shopping's results are the upstream's own product pages
+ *   (`/shopping/product/<id>`), counted by product id;
  * - the product pages, the local results page and autocomplete are not lists of outbound results, or
- *   not HTML: their ratio is 1.
+ *   not HTML: they are not measured (ratio 1, layout `none`).
  *
- * Left out of the region's links: the upstream's own links (google hosts, relative links, images
- * search `/imgres`), navigation (`role="navigation"`, pagination `#foot`/`#navcnt`), the footer and
- * the related-searches box (`#brs`, `#bres` 2019 "Searches related to" groups are search links anyway).
- * One parse and one walk of the region.
+ * A page that ends inside its results region (nothing follows the region: the rest of the page, its
+ * foot and scripts, never arrived) reads 0 and is marked `cut`: what is missing cannot be counted,
+ * and a page cut in half would otherwise read as well understood as a whole one.
+ *
+ * Left out of the region's links: the upstream's own links (google hosts, relative links), navigation
+ * (`role="navigation"`, pagination `#foot`/`#navcnt`), the footer, the related-searches box (`#brs`),
+ * and carousels of media and entities.
  */
-import type { BlocksByEndpoint, Endpoint } from "@serp/shared";
-import { isTag } from "domhandler";
-import { elementsById, parseHtml, targetUrl, type AnyNode, type Element } from "./dom.js";
+import type { BlocksByEndpoint, CoverageLayout, Endpoint, ParseCoverage } from "@serp/shared";
+import { isTag, isText } from "domhandler";
+import { elementsById, parseHtml, targetUrl, unwrapWayback, withDocument, type AnyNode, type Document, type Element } from "./dom.js";
+import { PARSERS } from "./parsers/index.js";
 import { joinJsonChunks } from "./parsers/web/index.js";
 
-export interface Coverage {
-  /** Distinct outbound result links in the results region. */
-  links: number;
-  /** How many of them some block holds. */
-  accounted: number;
-  /** accounted / links; 1 when the region has no outbound link (nothing to miss) or the kind has none. */
-  ratio: number;
+export type Coverage = ParseCoverage;
+
+/** A parse's blocks and how much of the page they account for. */
+export interface Parsed<E extends Endpoint> {
+  blocks: BlocksByEndpoint[E];
+  coverage: Coverage;
 }
 
-/** The results region of each HTML results kind, by landmark id, first found wins (web: all of them). */
-const REGION: Partial<Record<Endpoint, { ids: readonly string[]; all?: boolean }>> = {
-  "web-search": { ids: ["rso", "botstuff", "bres", "main"], all: true },
-  "web-news": { ids: ["rso", "search", "main"] },
-  "web-images": { ids: ["islrg", "rso", "search", "main"] },
-  "web-shopping-search": { ids: ["rso", "search", "main"] },
+/**
+ * The results region of each HTML results kind: groups of landmark ids, the first group with any of
+ * its ids on the page wins, and the region is every landmark of that group found there.
+ */
+const REGION: Partial<Record<Endpoint, readonly (readonly string[])[]>> = {
+  "web-search": [["rso", "botstuff", "bres"], ["main"]],
+  "web-news": [["rso"], ["search"], ["main"]],
+  // The 2021 grid: `#islrg` is the placeholder, the tiles wait in the hidden `#is-results`.
+  "web-images": [["islrg", "is-results"], ["rso"], ["search"], ["main"]],
+  "web-shopping-search": [["rso"], ["search"], ["main"]],
 };
+const REGION_IDS = Object.fromEntries(Object.entries(REGION).map(([k, groups]) => [k, groups.flat()])) as Partial<Record<Endpoint, string[]>>;
+/** Landmarks only full (JavaScript) pages have; a region found without them is a basic page's. */
+const FULL_LANDMARKS = new Set(["rso", "islrg", "is-results", "botstuff", "bres"]);
 
 /** Landmarks whose links are navigation, not results. */
 const NOT_RESULTS = {
@@ -53,18 +71,31 @@ const NOT_RESULTS = {
   carousels: new Set(["g-scrolling-carousel", "g-inner-card", "image-carousel", "g-flippy-carousel"]),
 };
 
+const HEADING = new Set(["h1", "h2", "h3", "h4", "h5", "h6"]);
 const GOOGLE = /(?:^|\.)(?:google\.[a-z.]+|googleusercontent\.com|gstatic\.com|googleadservices\.com|doubleclick\.net)$/i;
+/** Links on the upstream's own host that may stand for a result: redirects, image results, product pages. */
+const GOOGLE_RESULT_PATH = /^\/(?:url|interstitial|aclk|imgres)\b|^\/shopping\/product\/\d/;
+/** An absolute link to the upstream's own pages that stands for no result, told without parsing it as a URL. */
+const GOOGLE_OWN = /^https?:\/\/(?:www\.)?google\.[a-z.]+\/(?!url\b|interstitial\b|aclk\b|imgres\b|shopping\/product\/)/i;
+const PRODUCT = /\/shopping\/product\/(\d+)/;
+/** `width=device-width`: only the mobile pages carry it (desktop pages, 2019–2026, do not). */
+const MOBILE_VIEWPORT = /<meta\b(?=[^>]*\bviewport\b)(?=[^>]*width=device-width)[^>]*>/i;
 
 /**
- * Per kind, the least coverage of a page the parsers understood. Measured over every captured page
- * (test/coverage.test.ts prints the table). News and images: every captured page reads 1.00, and a
- * page with half its items in markup the parser does not know reads about 0.5: 0.7 between them.
- * Web search: captured pages read 0.26–1.00 (the lowest, 2025–2026 desktop pages, hold blocks no
- * parser reads yet: video and "things to know" cards, AI-overview sources, entity links), so its
- * threshold is set below the lowest (0.2) and only catches a page the parsers barely understand.
+ * Per kind, the least coverage of a page the parsers understood; below it the page is not taken.
+ * Measured over every captured page (test/conformance prints the table):
+ * - news, images and shopping: every captured page reads 1.00, and a page with half its items in
+ *   markup the parser does not know reads about 0.5: 0.7 between them (shopping: 0.6);
+ * - web search (titled links): 31 of 44 captured pages read 1.00; the lowest, 2025–2026 desktop
+ *   pages, read 0.36–0.79, since they hold titled blocks the service does not return (short videos,
+ *   social posts, "explore brands"). The threshold sits below the lowest (0.3): it catches a page
+ *   the parsers barely understand. A page with half its results in unknown markup reads about half
+ *   its usual figure, which on web can still clear 0.3: that shows as the histogram's shift, not
+ *   as failed jobs (README, "Reading the coverage figure").
+ * Every kind: a page cut short inside its results region reads 0.
  */
 export const COVERAGE_THRESHOLDS: Record<Endpoint, number> = {
-  "web-search": 0.2,
+  "web-search": 0.3,
   "web-news": 0.7,
   "web-images": 0.7,
   "web-shopping-search": 0.6,
@@ -74,38 +105,96 @@ export const COVERAGE_THRESHOLDS: Record<Endpoint, number> = {
   "web-autocomplete": 0,
 };
 
-export function coverage<E extends Endpoint>(endpoint: E, body: string, blocks: BlocksByEndpoint[E]): Coverage {
-  const region = REGION[endpoint];
-  if (!region) return { links: 0, accounted: 0, ratio: 1 };
-  let html = body;
-  if (endpoint === "web-search" && /^\s*\{"/.test(body) && body.includes('/*""*/')) {
-    try {
-      html = joinJsonChunks(body);
-    } catch {
-      return { links: 0, accounted: 0, ratio: 0 };
-    }
-  }
-  const doc = parseHtml(html);
-  const found = elementsById(doc, region.ids);
-  let roots = region.ids.map((id) => found.get(id)).filter((e): e is Element => !!e);
-  // The basic page's `#main` only when the full page's landmarks are absent; nested landmarks once.
-  if (roots.length > 1 && found.has("main")) roots = roots.filter((r) => r !== found.get("main"));
-  roots = roots.filter((r) => !roots.some((o) => o !== r && contains(o, r)));
-  if (!region.all) roots = roots.slice(0, 1);
+/** Whether the page was understood well enough to be sold. */
+export function understood(endpoint: Endpoint, c: Coverage): boolean {
+  return !c.cut && c.ratio >= COVERAGE_THRESHOLDS[endpoint];
+}
 
-  const links = new Set<string>();
+/**
+ * Parses a page with its kind's parser (or the one given) and measures its coverage on the same
+ * tree. A parser that builds no tree through `parseHtml` (a caller's own) gets the page parsed
+ * once more for the figure.
+ */
+export function parsePage<E extends Endpoint>(
+  endpoint: E,
+  body: string,
+  parser: (body: string) => BlocksByEndpoint[E] = PARSERS[endpoint] as (body: string) => BlocksByEndpoint[E],
+): Parsed<E> {
+  const { value: blocks, doc } = withDocument(() => parser(body));
+  if (!REGION[endpoint]) return { blocks, coverage: NOT_MEASURED };
+  return { blocks, coverage: coverage(endpoint, body, doc ?? parseBody(endpoint, body), blocks) };
+}
+
+const NOT_MEASURED: Coverage = Object.freeze({ links: 0, accounted: 0, ratio: 1, layout: "none" });
+
+function parseBody(endpoint: Endpoint, body: string): Document {
+  return parseHtml(endpoint === "web-search" && isJsonChunks(body) ? joinJsonChunks(body) : body);
+}
+
+/** The progressive format: `{"c":1,"d":"<!doctype html>…"}/*""*\/…`. */
+function isJsonChunks(body: string): boolean {
+  return /^\s*\{"/.test(body) && body.includes('/*""*/');
+}
+
+/** The figure for a page already parsed into `doc` (`body` is its text, read for the layout only). */
+export function coverage<E extends Endpoint>(endpoint: E, body: string, doc: Document, blocks: BlocksByEndpoint[E]): Coverage {
+  const region = REGION[endpoint];
+  if (!region) return NOT_MEASURED;
+  const found = elementsById(doc, REGION_IDS[endpoint]!);
+  const group = region.find((ids) => ids.some((id) => found.has(id))) ?? [];
+  let roots = group.map((id) => found.get(id)).filter((e): e is Element => !!e);
+  roots = roots.filter((r) => !roots.some((o) => o !== r && contains(o, r)));
+  const layout = layoutOf(endpoint, body, found, roots.length > 0);
+  if (roots.length === 0) return { links: 0, accounted: 0, ratio: 1, layout };
+
+  // Titled links are the results; a region without any (image tiles, the WML page) counts them all.
+  const links = new Map<string, boolean>();
   for (const root of roots) collectLinks(root, links);
-  if (links.size === 0) return { links: 0, accounted: 0, ratio: 1 };
+  let counted = [...links.keys()];
+  const titled = counted.filter((l) => links.get(l));
+  if (titled.length > 0) counted = titled;
   const inBlocks = new Set<string>();
   collectUrls(blocks, inBlocks);
   let accounted = 0;
-  for (const l of links) if (inBlocks.has(l)) accounted++;
-  return { links: links.size, accounted, ratio: accounted / links.size };
+  for (const l of counted) if (inBlocks.has(l)) accounted++;
+  const figure = { links: counted.length, accounted, layout };
+  if (endsInside(roots) && !CLOSED.test(body.slice(-256))) return { ...figure, ratio: 0, cut: true };
+  return { ...figure, ratio: counted.length === 0 ? 1 : accounted / counted.length };
 }
 
-/** Outbound links under `root`, normalized, navigation and the upstream's own links left out. */
-function collectLinks(root: Element, out: Set<string>): void {
+function layoutOf(endpoint: Endpoint, body: string, found: ReadonlyMap<string, Element>, region: boolean): CoverageLayout {
+  if (endpoint === "web-search" && isJsonChunks(body)) return "json";
+  if (!region) return "unknown";
+  if (![...found.keys()].some((id) => FULL_LANDMARKS.has(id))) return "basic";
+  return MOBILE_VIEWPORT.test(body.slice(0, 64 * 1024)) ? "mobile" : "full";
+}
+
+/** A page whose text closes its document arrived whole, whatever its region is followed by. */
+const CLOSED = /<\/(?:html|body)>\s*$/i;
+
+/**
+ * Nothing follows the last region in the document: no element and no text after it. parse5 closes
+ * whatever is open where the text ends, so a page cut inside its results region ends there; a whole
+ * page has more after its results (the foot, scripts, the footer), or at least closes its document
+ * (`CLOSED`; pages saved by SingleFile leave the closing tags out, never what follows the results).
+ */
+function endsInside(roots: readonly Element[]): boolean {
+  const last = roots.reduce((a, b) => (follows(a, b) ? b : a));
+  for (let node: AnyNode | null = last; node; node = node.parent) {
+    for (let next = node.next; next; next = next.next) {
+      if (isTag(next) || (isText(next) && next.data.trim())) return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * Result links under `root`, normalized (navigation and the upstream's own links left out), each
+ * with whether it is titled: a heading inside the link or around it.
+ */
+function collectLinks(root: Element, out: Map<string, boolean>): void {
   const stack: AnyNode[] = [root];
+  const seen = new Map<string, string | undefined>();
   while (stack.length > 0) {
     const node = stack.pop()!;
     if (!isTag(node)) continue;
@@ -113,40 +202,65 @@ function collectLinks(root: Element, out: Set<string>): void {
     const { id, role } = node.attribs;
     if ((id && NOT_RESULTS.ids.has(id)) || (role && NOT_RESULTS.roles.has(role))) continue;
     if (node.name === "a") {
-      const url = outbound(node.attribs.href);
-      if (url) out.add(url);
+      const href = node.attribs.href;
+      if (href !== undefined) {
+        let url = seen.get(href);
+        if (url === undefined && !seen.has(href)) seen.set(href, (url = resultLink(href)));
+        if (url !== undefined) out.set(url, out.get(url) === true || titled(node, root));
+      }
     }
     for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!);
   }
 }
 
-function outbound(href: string | undefined): string | undefined {
+function titled(a: Element, root: Element): boolean {
+  for (let node = a.parent; node && node !== root; node = node.parent) if (isTag(node) && isHeading(node)) return true;
+  return hasHeading(a);
+}
+
+function hasHeading(el: Element): boolean {
+  for (const child of el.children) if (isTag(child) && (isHeading(child) || hasHeading(child))) return true;
+  return false;
+}
+
+const isHeading = (el: Element): boolean => HEADING.has(el.name) || el.attribs.role === "heading";
+
+/** The result a link stands for, normalized; undefined for navigation and the upstream's own pages. */
+function resultLink(raw: string): string | undefined {
+  const href = unwrapWayback(raw);
   if (!href || href.startsWith("#")) return undefined;
-  let target = targetUrl(href);
-  if (!target) return undefined;
-  // Progressive pages write `/url?q=&url=<target>`.
-  if (/^https?:\/\/(?:www\.)?google\.[a-z.]+\/url\?/i.test(target)) {
-    const inner = new URL(target).searchParams.get("url");
-    if (!inner) return undefined;
-    target = inner;
+  // Relative links are the upstream's own: only its redirects and result pages say anything.
+  if (href.startsWith("/") && !href.startsWith("//") && !GOOGLE_RESULT_PATH.test(href)) return undefined;
+  if (GOOGLE_OWN.test(href)) return undefined;
+  let u = parsed(targetUrl(href));
+  if (!u) return undefined;
+  if (GOOGLE.test(u.hostname)) {
+    const product = PRODUCT.exec(u.pathname)?.[1];
+    if (product) return `product:${product}`;
+    // `/imgres?imgrefurl=`: the page the image is on; progressive pages write `/url?q=&url=<target>`.
+    const inner = u.pathname === "/imgres" ? u.searchParams.get("imgrefurl") : u.pathname === "/url" ? u.searchParams.get("url") : null;
+    u = parsed(unwrapWayback(inner ?? undefined));
+    if (!u || GOOGLE.test(u.hostname)) return undefined;
   }
-  let host: string;
+  return normalizedUrl(u);
+}
+
+function parsed(link: string | undefined): URL | undefined {
+  if (!link) return undefined;
   try {
-    host = new URL(target).hostname;
+    return new URL(link);
   } catch {
     return undefined;
   }
-  return GOOGLE.test(host) ? undefined : normalized(target);
 }
 
 /** Scheme, host (lowercase, no `www.`), path without its trailing slash, query; no fragment. */
 function normalized(link: string): string | undefined {
-  let u: URL;
-  try {
-    u = new URL(link);
-  } catch {
-    return undefined;
-  }
+  const u = parsed(link);
+  return u && normalizedUrl(u);
+}
+
+function normalizedUrl(u: URL): string | undefined {
   if (u.protocol !== "http:" && u.protocol !== "https:") return undefined;
   const host = u.hostname.toLowerCase().replace(/^www\./, "");
   let path = u.pathname;
@@ -158,21 +272,37 @@ function normalized(link: string): string | undefined {
   return `${host}${path.replace(/\/+$/, "")}${u.search}`;
 }
 
-/** Every URL-looking string anywhere in the blocks, normalized. */
-function collectUrls(value: unknown, out: Set<string>): void {
+/** Every URL-looking string anywhere in the blocks, normalized; product ids as `product:<id>`. */
+function collectUrls(value: unknown, out: Set<string>, key?: string): void {
   if (typeof value === "string") {
-    if (/^https?:\/\//i.test(value)) {
+    if (key === "product_id") out.add(`product:${value}`);
+    else if (/^https?:\/\//i.test(value)) {
       const n = normalized(value);
       if (n) out.add(n);
     }
   } else if (Array.isArray(value)) {
     for (const v of value) collectUrls(v, out);
   } else if (value && typeof value === "object") {
-    for (const v of Object.values(value)) collectUrls(v, out);
+    for (const [k, v] of Object.entries(value)) collectUrls(v, out, k);
   }
 }
 
 function contains(ancestor: Element, el: Element): boolean {
   for (let node = el.parent; node; node = node.parent) if (node === ancestor) return true;
   return false;
+}
+
+/** Whether `b` comes after `a` in the document (neither holds the other). */
+function follows(a: Element, b: Element): boolean {
+  const path = (el: AnyNode): AnyNode[] => {
+    const p: AnyNode[] = [];
+    for (let n: AnyNode | null = el; n; n = n.parent) p.unshift(n);
+    return p;
+  };
+  const pa = path(a);
+  const pb = path(b);
+  let i = 0;
+  while (pa[i] === pb[i]) i++;
+  const siblings = pa[i - 1] && "children" in pa[i - 1]! ? (pa[i - 1] as Element).children : [];
+  return siblings.indexOf(pb[i] as never) > siblings.indexOf(pa[i] as never);
 }

@@ -7,13 +7,42 @@ import { compile } from "css-select";
 import type { AnyNode } from "domhandler";
 import { Comment, Document, Element, isTag, isText, Text } from "domhandler";
 import { removeSubsets } from "domutils";
-import { html as parse5Html, parse } from "parse5";
+import { html as parse5Html, parse, parseFragment as parse5Fragment } from "parse5";
 import { adapter } from "parse5-htmlparser2-tree-adapter";
 
 export type { AnyNode, Document, Element };
 
 export function parseHtml(html: string): Document {
-  return parse(html, { treeAdapter }) as unknown as Document;
+  const doc = parse(html, { treeAdapter }) as unknown as Document;
+  if (capture !== undefined && capture.doc === undefined) capture.doc = doc;
+  return doc;
+}
+
+/** Set while `withDocument` runs: where the first document parsed goes. */
+let capture: { doc: Document | undefined } | undefined;
+
+/**
+ * Runs a parser, and returns what it returned with the first document `parseHtml` built meanwhile
+ * (the page: every parser parses its page first). What is read after a parser, its coverage figure
+ * (coverage.ts), then walks the tree the parser walked instead of parsing the page again. Parsers
+ * are synchronous, so no other parse can run in between.
+ */
+export function withDocument<T>(run: () => T): { value: T; doc: Document | undefined } {
+  const outer = capture;
+  const mine: { doc: Document | undefined } = { doc: undefined };
+  capture = mine;
+  try {
+    return { value: run(), doc: mine.doc };
+  } finally {
+    capture = outer;
+  }
+}
+
+/** The nodes of an HTML fragment (a snippet of a page served inside a script), parentless. */
+export function parseFragment(html: string): AnyNode[] {
+  const nodes = (parse5Fragment(html, { treeAdapter }) as unknown as Document).children;
+  for (const node of nodes) node.parent = null;
+  return nodes;
 }
 
 /** What the page walk found on a page, by registered lookup (see `pageWalk`). */
@@ -27,6 +56,10 @@ type Walked = (Element | Element[] | undefined)[];
  */
 class Page extends Document {
   walked: Walked | undefined = undefined;
+  /** The page's scripts outside `<head>`, met on the page walk (undefined until a whole walk ran). */
+  scripts: Element[] | undefined = undefined;
+  /** Deferred HTML by element id, read from the scripts on first use (see `deferredHtml`). */
+  deferred: Map<string, string> | undefined = undefined;
 }
 
 /**
@@ -668,14 +701,93 @@ const SCRIPTED_IMAGE = /var s='(data:image\/[^']+)';\s*var ii=\[([^\]]*)\]/g;
  */
 export function scriptedImageSources(doc: Document): Map<string, string> {
   const sources = new Map<string, string>();
-  for (const script of all("script", doc)) {
-    const code = script.children.map((c) => (isText(c) ? c.data : "")).join("");
+  for (const script of pageScripts(doc)) {
+    const code = scriptText(script);
     for (const m of code.matchAll(SCRIPTED_IMAGE)) {
       const uri = m[1]!.replace(/\\x([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
       for (const id of m[2]!.matchAll(/'([^']+)'/g)) sources.set(id[1]!, uri);
     }
   }
   return sources;
+}
+
+function scriptText(script: Element): string {
+  const { children } = script;
+  if (children.length === 1) return isText(children[0]!) ? children[0].data : "";
+  return children.map((c) => (isText(c) ? c.data : "")).join("");
+}
+
+/**
+ * The scripts of a page outside `<head>`, in document order: those the page walk met, for a document
+ * `parseHtml` built (no walk of their own), else those under `root`.
+ */
+export function pageScripts(root: AnyNode): readonly Element[] {
+  if (root instanceof Page) {
+    pageWalk(root);
+    if (root.scripts) return root.scripts;
+  }
+  return all("script", root);
+}
+
+const DEFERRED_CALL = "jsl.dh('";
+
+/**
+ * HTML a raw results page serves in scripts and sets into an element on load: `window.jsl.dh('<id>',
+ * '<escaped HTML>')` fills the (empty) element of that id. Answers of "People also ask" come this way
+ * (web/tesla-manifesto-desktop-2025, 2021–2026 raw pages): they are part of the page as served, only
+ * collapsed. The scripts are read once per page, on first use; each call's HTML is decoded when asked
+ * for. When an id is filled twice, the later call wins, as it does on the page.
+ */
+export function deferredHtml(doc: AnyNode): (id: string) => string | undefined {
+  let calls = doc instanceof Page ? doc.deferred : undefined;
+  if (!calls) {
+    calls = new Map();
+    for (const script of pageScripts(doc)) readDeferredCalls(scriptText(script), calls);
+    if (doc instanceof Page) doc.deferred = calls;
+  }
+  const found = calls;
+  return (id) => {
+    const literal = found.get(id);
+    return literal === undefined ? undefined : decodeJsString(literal);
+  };
+}
+
+/** Each `jsl.dh('<id>','<literal>')` in a script: id → the literal's raw text (found by `indexOf`, not a regex over it). */
+function readDeferredCalls(code: string, calls: Map<string, string>): void {
+  for (let at = code.indexOf(DEFERRED_CALL); at >= 0; at = code.indexOf(DEFERRED_CALL, at + 1)) {
+    const idStart = at + DEFERRED_CALL.length;
+    const idEnd = code.indexOf("'", idStart);
+    if (idEnd < 0) return;
+    let p = idEnd + 1;
+    while (code[p] === " ") p++;
+    if (code[p++] !== ",") continue;
+    while (code[p] === " ") p++;
+    if (code[p] !== "'") continue;
+    const start = p + 1;
+    let end = code.indexOf("'", start);
+    while (end >= 0 && escaped(code, end)) end = code.indexOf("'", end + 1);
+    if (end < 0) return;
+    calls.set(code.slice(idStart, idEnd), code.slice(start, end));
+    at = end;
+  }
+}
+
+/** Whether the character at `i` is escaped: an odd run of backslashes before it. */
+function escaped(code: string, i: number): boolean {
+  let n = 0;
+  while (code.charCodeAt(i - 1 - n) === 92) n++;
+  return n % 2 === 1;
+}
+
+const JS_ESCAPE = /\\(?:x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|([\s\S]))/g;
+const JS_CHAR: Record<string, string> = { n: "\n", r: "\r", t: "\t", b: "\b", f: "\f", v: "\v", "0": "\0" };
+
+/** A JavaScript string literal's body as the string it stands for (`\x3cdiv` → `<div`). */
+function decodeJsString(literal: string): string {
+  if (!literal.includes("\\")) return literal;
+  return literal.replace(JS_ESCAPE, (_, hex?: string, unicode?: string, c?: string) =>
+    hex ? String.fromCharCode(parseInt(hex, 16)) : unicode ? String.fromCharCode(parseInt(unicode, 16)) : (JS_CHAR[c!] ?? c!),
+  );
 }
 
 /** The 1×1 GIF the upstream puts in an `<img>` until a script or lazy loader sets the real image. */
@@ -822,13 +934,24 @@ function pageWalk(root: AnyNode): Walked {
   const sieve = pageSieveNow();
   const matches: Element[][] = registered.map(() => []);
   const firstOnly = registered.every((r) => !r.every);
+  const scripts: Element[] = [];
+  let whole = true;
   walk(isTag(root) ? [root] : "children" in root ? root.children : [], (el) => {
-    if (NO_LANDMARKS.has(el.name)) return OVER;
+    if (NO_LANDMARKS.has(el.name)) {
+      // Scripts are noted on the way (see `pageScripts`); they hold no block.
+      if (el.name === "script") scripts.push(el);
+      return OVER;
+    }
     sieve.collect(el, matches);
-    return firstOnly && matches.every((m) => m.length > 0) ? STOP : DOWN;
+    if (!firstOnly || !matches.every((m) => m.length > 0)) return DOWN;
+    whole = false;
+    return STOP;
   });
   found = registered.map((r, i) => (r.every ? matches[i]! : matches[i]![0]));
-  if (page) page.walked = found;
+  if (page) {
+    page.walked = found;
+    page.scripts = whole ? scripts : undefined;
+  }
   return found;
 }
 

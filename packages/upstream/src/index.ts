@@ -1,5 +1,6 @@
 /** Everything the upstream knows: URLs, profiles, fetching, block detection, locations, parsers. */
 export { classify, type PageClass, type UpstreamResponse } from "./classify.js";
+export { COVERAGE_THRESHOLDS, coverage, parsePage, understood, type Coverage, type Parsed } from "./coverage.js";
 export {
   resolveUpstreamOptions,
   upstreamOptionsFromEnv,
@@ -45,6 +46,7 @@ export {
   type TryRecord,
   type Upstream,
   type UpstreamDeps,
+  type UpstreamPage,
   type UpstreamStatus,
 } from "./scrape.js";
 export { buildUrl, DEFAULT_BASE_URL, type UrlContext } from "./urls.js";

@@ -4,16 +4,17 @@
  * is read. With a fixed upstream delay the jobs fall into step: their pages arrive together, are
  * parsed one after another, and every job of the batch waits for the slowest. Parsing on threads
  * keeps the event loop free for I/O, so each job finishes as soon as its own page is parsed, and a
- * process can use more than one core. Pages go to the thread as text and blocks come back by
- * structured clone, which costs far less than the parse.
+ * process can use more than one core. Pages go to the thread as text and blocks (with the page's
+ * coverage figure, a few numbers) come back by structured clone, which costs far less than the parse.
  */
 import { availableParallelism } from "node:os";
 import { Piscina } from "piscina";
-import type { BlocksByEndpoint, Endpoint } from "@serp/shared";
+import type { Endpoint } from "@serp/shared";
+import type { Parsed } from "./coverage.js";
 import type { ParseTask } from "./parse-thread.js";
 
 export interface ParsePool {
-  parse<E extends Endpoint>(endpoint: E, body: string): Promise<BlocksByEndpoint[E]>;
+  parse<E extends Endpoint>(endpoint: E, body: string): Promise<Parsed<E>>;
   /** Waits for parses in flight, then stops the threads. */
   close(): Promise<void>;
 }
@@ -45,7 +46,7 @@ export function createParsePool(threads: number): ParsePool {
     resourceLimits: { maxYoungGenerationSizeMb: PARSE_YOUNG_GENERATION_MB },
   });
   return {
-    parse: <E extends Endpoint>(endpoint: E, body: string) => pool.run({ endpoint, body }) as Promise<BlocksByEndpoint[E]>,
+    parse: <E extends Endpoint>(endpoint: E, body: string) => pool.run({ endpoint, body }) as Promise<Parsed<E>>,
     close: () => pool.close(),
   };
 }

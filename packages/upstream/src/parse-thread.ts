@@ -1,9 +1,9 @@
 /**
- * The body of a parse thread (see parse-pool.ts): one page in, its blocks out, by the same parsers
- * the worker's own thread would run.
+ * The body of a parse thread (see parse-pool.ts): one page in, its blocks and coverage figure out,
+ * by the same parsers the worker's own thread would run (the figure is a small object of numbers).
  */
 import type { Endpoint } from "@serp/shared";
-import { PARSERS } from "./parsers/index.js";
+import { parsePage } from "./coverage.js";
 
 export interface ParseTask {
   endpoint: Endpoint;
@@ -11,5 +11,5 @@ export interface ParseTask {
 }
 
 export default function parse({ endpoint, body }: ParseTask): unknown {
-  return PARSERS[endpoint](body);
+  return parsePage(endpoint, body);
 }

@@ -1,8 +1,9 @@
 /**
  * The pipeline a worker calls: for each try (the kind's profiles in order, each through the next
  * proxy in turn, each behind its circuit breakers) build the URL, fetch over the profile's
- * transport, classify, and parse only results pages. The first page that parses into something
- * wins; when every try fails, an UpstreamFailure says why in the customer's words (JOB_ERRORS),
+ * transport, classify, and parse only results pages. The first page that parses into something,
+ * and whose coverage figure (coverage.ts) clears its kind's threshold, wins: a results page
+ * understood only in part is treated like a wall, and the next rung is asked. When every try fails, an UpstreamFailure says why in the customer's words (JOB_ERRORS),
  * whether trying the whole job later could help, and, for operators, how each rung ended.
  */
 import { JOB_ERRORS, type BlocksByEndpoint, type Endpoint, type JobParams } from "@serp/shared";
@@ -13,6 +14,7 @@ import { DirectAgents, fetchPage, type FetchResult, type FetchSettings } from ".
 import { BrowserPool } from "./browser.js";
 import { ImpersonatingClients } from "./impersonate.js";
 import { Locations } from "./locations.js";
+import { COVERAGE_THRESHOLDS, parsePage, understood, type Coverage, type Parsed } from "./coverage.js";
 import { createParsePool } from "./parse-pool.js";
 import { PARSERS } from "./parsers/index.js";
 import { fixedProfileSource, profileSource, type ProfileSource, type UpstreamLog } from "./profile-source.js";
@@ -22,7 +24,7 @@ import { buildUrl, type UrlContext } from "./urls.js";
 
 export type { UpstreamOptions } from "./config.js";
 
-export type FailureKind = "blocked" | "consent" | "js_wall" | "refused" | "upstream_error" | "timeout" | "unparseable";
+export type FailureKind = "blocked" | "consent" | "js_wall" | "refused" | "upstream_error" | "network" | "timeout" | "unparseable" | "partial";
 export type TryOutcome = "results" | "no_results" | FailureKind;
 
 export interface TryRecord {
@@ -38,6 +40,8 @@ export interface TryRecord {
   proxy?: string;
   /** What exactly went wrong, for operators. */
   detail?: string;
+  /** How much of the page the parse understood, when a results or no-results page was parsed. */
+  coverage?: Coverage;
 }
 
 /** A rung not tried because one of its breakers rests (or has its probe out). */
@@ -49,29 +53,33 @@ const FAILURE_TEXT: Record<FailureKind, string> = {
   blocked: JOB_ERRORS.blocked,
   timeout: JOB_ERRORS.upstreamTimeout,
   unparseable: JOB_ERRORS.unparseable,
+  partial: JOB_ERRORS.partial,
   upstream_error: JOB_ERRORS.upstreamError,
+  network: JOB_ERRORS.network,
   consent: JOB_ERRORS.consent,
   js_wall: JOB_ERRORS.jsWall,
   refused: JOB_ERRORS.refused,
 };
 
-/** Blocks, time-outs and upstream faults pass; a page we cannot read, or a wall or refusal we cannot pass, stays. */
+/** Blocks, time-outs, network and upstream faults pass; a page we cannot read, or a wall or refusal we cannot pass, stays. */
 const RETRYABLE: Record<FailureKind, boolean> = {
   blocked: true,
   timeout: true,
   upstream_error: true,
+  network: true,
   unparseable: false,
+  partial: false,
   consent: false,
   js_wall: false,
   refused: false,
 };
 
 /**
- * Which failure speaks for the job when every try failed: a block or time-out first (the page was
- * never seen and a later try may pass), then a results page we could not read, then the rest; a
+ * Which failure speaks for the job when every try failed: a block, time-out or network failure
+ * first (the page was never seen and a later try may pass), then a results page we could not read, then the rest; a
  * refusal last, since a wall further up the ladder says more about what the kind needs.
  */
-const TELLING: readonly FailureKind[] = ["blocked", "timeout", "unparseable", "upstream_error", "consent", "js_wall", "refused"];
+const TELLING: readonly FailureKind[] = ["blocked", "timeout", "network", "partial", "unparseable", "upstream_error", "consent", "js_wall", "refused"];
 
 /** A try's outcome in the breakers' and the metrics' words. */
 export function outcomeOf(outcome: TryOutcome): Outcome {
@@ -80,6 +88,7 @@ export function outcomeOf(outcome: TryOutcome): Outcome {
     case "js_wall":
       return "wall";
     case "upstream_error":
+    case "network":
       return "error";
     default:
       return outcome;
@@ -94,6 +103,7 @@ const SKIP_KIND: Record<Outcome, FailureKind> = {
   timeout: "timeout",
   error: "upstream_error",
   unparseable: "unparseable",
+  partial: "partial",
   results: "upstream_error",
   no_results: "upstream_error",
 };
@@ -114,6 +124,17 @@ export class UpstreamFailure extends Error {
   get rungs(): string {
     return rungSummary(this.tries, this.skipped);
   }
+
+  /** The best coverage figure among the pages that were parsed, for the job record; none when no page was. */
+  get coverage(): Coverage | undefined {
+    return bestCoverage(this.tries);
+  }
+}
+
+function bestCoverage(tries: readonly TryRecord[]): Coverage | undefined {
+  let best: Coverage | undefined;
+  for (const t of tries) if (t.coverage && (!best || t.coverage.ratio > best.ratio)) best = t.coverage;
+  return best;
 }
 
 /** `desktop (http): refused, HTTP 403; wml-chrome: skipped, resting until 12:00:03Z after wall`. */
@@ -136,6 +157,19 @@ export interface ScrapeOutcome<E extends Endpoint> {
   pageClass: "results" | "no_results";
   tries: TryRecord[];
   skipped: SkipRecord[];
+  /**
+   * How much of the page that made the result the parse understood (at least its kind's threshold);
+   * absent only for a no-results page its parser could not read.
+   */
+  coverage?: Coverage;
+  /** The page the result was parsed from, as received (kept by the worker for re-parsing and `output=html`). */
+  page: UpstreamPage;
+}
+
+/** An upstream response body and its declared type (HTML; JSON for autocomplete). */
+export interface UpstreamPage {
+  body: string;
+  contentType?: string;
 }
 
 export type ParserTable = { [E in Endpoint]: (body: string) => BlocksByEndpoint[E] };
@@ -199,14 +233,15 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
    * On a thread while other scrapes are in progress, so their responses are read while this page is
    * parsed; alone, here, where the hand-over to a thread and back would only add to the job's
    * latency (about 1.5 ms a live job, bench/live-latency.ts). A parser a caller brought runs here.
+   * Either way the page's coverage figure comes back with its blocks.
    */
-  const parse = <E extends Endpoint>(endpoint: E, body: string): BlocksByEndpoint[E] | Promise<BlocksByEndpoint[E]> => {
+  const parse = <E extends Endpoint>(endpoint: E, body: string): Parsed<E> | Promise<Parsed<E>> => {
     if (threads && scraping > 1 && !deps.parsers?.[endpoint]) {
       parsed.threads++;
       return threads.parse(endpoint, body);
     }
     parsed.inline++;
-    return (parsers[endpoint] as ParserTable[E])(body);
+    return parsePage(endpoint, body, parsers[endpoint] as ParserTable[E]);
   };
   const urlContext: UrlContext = { baseUrl: config.baseUrl, uuleFor: (name) => locations.uuleFor(name) };
   const settings: FetchSettings = { timeoutMs: config.timeoutMs, maxBodyBytes: config.maxBodyBytes, tls };
@@ -237,8 +272,10 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
       ...(fetched.ok ? { status: fetched.response.statusCode } : {}),
       ...(proxy ? { proxy: proxy.label } : {}),
       ...(judged.detail ? { detail: judged.detail } : {}),
+      ...(judged.coverage ? { coverage: judged.coverage } : {}),
     };
-    return { ...judged, record, url, outcome: outcomeOf(judged.outcome) };
+    const page: UpstreamPage | undefined = fetched.ok ? { body: fetched.response.body, contentType: headerText(fetched.response.headers["content-type"]) } : undefined;
+    return { ...judged, record, url, outcome: outcomeOf(judged.outcome), page };
   }
 
   async function scrape<E extends Endpoint>(endpoint: E, params: JobParams, signal?: AbortSignal): Promise<ScrapeOutcome<E>> {
@@ -272,8 +309,10 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
       }
       tries.push(ran.record);
       if (proxy) report(pool, proxy, ran.proxyFailure);
+      // Only a page understood well enough has blocks: one below its kind's threshold goes on down the ladder.
       if (ran.blocks) {
-        return { blocks: ran.blocks, upstreamUrl: ran.url, pageClass: ran.record.outcome as "results" | "no_results", tries, skipped };
+        const pageClass = ran.record.outcome as "results" | "no_results";
+        return { blocks: ran.blocks, upstreamUrl: ran.url, pageClass, tries, skipped, ...(ran.coverage ? { coverage: ran.coverage } : {}), page: ran.page! };
       }
       // A block or a dead connection is about the address: the same profile may pass through another proxy.
       if (ran.proxyFailure && pool.available() > 0 && sameProfileRetries < pool.size - 1) {
@@ -319,16 +358,19 @@ interface Attempt<E extends Endpoint> {
   detail?: string;
   /** Set when the outcome says something about the proxy's address or connection. */
   proxyFailure?: ProxyFailure;
+  coverage?: Coverage;
 }
 
 async function judge<E extends Endpoint>(
   endpoint: E,
   fetched: FetchResult,
-  parse: (body: string) => BlocksByEndpoint[E] | Promise<BlocksByEndpoint[E]>,
+  parse: (body: string) => Parsed<E> | Promise<Parsed<E>>,
 ): Promise<Attempt<E>> {
   if (!fetched.ok) {
     const detail = `${fetched.failure}: ${fetched.detail}`;
     if (fetched.failure === "timeout") return { outcome: "timeout", detail, proxyFailure: "timeout" };
+    // No answer at all (DNS, refused, reset, TLS): not the upstream's error page; the code is in `detail`.
+    if (fetched.failure === "network") return { outcome: "network", detail, proxyFailure: "network" };
     return { outcome: "upstream_error", detail, ...(fetched.failure !== "too_large" ? { proxyFailure: "network" } : {}) };
   }
   const page: PageClass = classify(fetched.response, endpoint);
@@ -336,15 +378,27 @@ async function judge<E extends Endpoint>(
     return { outcome: page, detail: `HTTP ${fetched.response.statusCode}`, ...(page === "blocked" ? { proxyFailure: "blocked" } : {}) };
   }
   let blocks: BlocksByEndpoint[E] | undefined;
+  let coverage: Coverage | undefined;
   try {
-    blocks = await parse(fetched.response.body);
+    ({ blocks, coverage } = await parse(fetched.response.body));
   } catch (error) {
     blocks = page === "no_results" ? (EMPTY[endpoint]?.() as BlocksByEndpoint[E] | undefined) : undefined;
     if (!blocks) return { outcome: "unparseable", detail: `parser failed: ${(error as Error).message}` };
   }
+  const measured = coverage ? { coverage } : {};
   const found = hasContent(endpoint, blocks);
-  if (page === "results" && !found) return { outcome: "unparseable", detail: "parser found nothing on a results page" };
-  return { outcome: found ? "results" : "no_results", blocks };
+  if (page === "results" && !found) return { outcome: "unparseable", detail: "parser found nothing on a results page", ...measured };
+  // A results page understood only in part is no result: like a wall, the next rung is asked.
+  if (page === "results" && coverage && !understood(endpoint, coverage)) {
+    return { outcome: "partial", detail: partialDetail(endpoint, coverage), coverage };
+  }
+  return { outcome: found ? "results" : "no_results", blocks, ...measured };
+}
+
+/** `coverage 0.41 < 0.7: 12 of 29 result links in blocks (full layout)`, or the page was cut short. */
+function partialDetail(endpoint: Endpoint, c: Coverage): string {
+  if (c.cut) return `the page ends inside its results region (cut short; ${c.accounted} of ${c.links} result links before the cut in blocks, ${c.layout} layout)`;
+  return `coverage ${c.ratio.toFixed(2)} < ${COVERAGE_THRESHOLDS[endpoint]}: ${c.accounted} of ${c.links} result links in blocks (${c.layout} layout)`;
 }
 
 const filled = (v: unknown): boolean =>
@@ -386,6 +440,8 @@ function headersFor(profile: Profile, params: JobParams): Record<string, string>
   };
 }
 
+const headerText = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
+
 function report(pool: ProxyPool, proxy: Proxy, failure: ProxyFailure | undefined): void {
   if (failure) pool.failed(proxy, failure);
   else pool.succeeded(proxy);
@@ -397,5 +453,5 @@ function mostTelling(tries: TryRecord[]): FailureKind | undefined {
 }
 
 function restingKind(why: ProxyFailure): FailureKind {
-  return why === "network" ? "upstream_error" : why;
+  return why;
 }

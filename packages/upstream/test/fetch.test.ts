@@ -111,7 +111,22 @@ describe("fetchPage", () => {
 
   test("a refused connection is a network failure", async () => {
     const r = await fetchPage({ url: "http://127.0.0.1:1/search", headers: {} }, settings);
-    expect(r).toMatchObject({ ok: false, failure: "network" });
+    expect(r).toMatchObject({ ok: false, failure: "network", detail: expect.stringMatching(/^ECONNREFUSED/) });
+  });
+
+  test("a name that does not resolve is a network failure (.invalid never resolves, RFC 6761)", async () => {
+    const r = await fetchPage({ url: "http://no-such-host.invalid/search", headers: {} }, { ...settings, timeoutMs: 5_000 });
+    expect(r).toMatchObject({ ok: false, failure: "network", detail: expect.stringMatching(/^(ENOTFOUND|EAI_AGAIN)/) });
+  });
+
+  test("a TLS handshake with a plain-HTTP port is a network failure naming the TLS error", async () => {
+    const r = await fetchPage({ url: `${base.replace("http:", "https:")}/search`, headers: {} }, settings);
+    expect(r).toMatchObject({ ok: false, failure: "network", detail: expect.stringMatching(/^(ERR_SSL|EPROTO)/) });
+  });
+
+  test("a connection reset before any answer is a network failure", async () => {
+    handler = (req) => req.socket.resetAndDestroy();
+    expect(await get()).toMatchObject({ ok: false, failure: "network", detail: expect.stringMatching(/ECONNRESET|socket hang up/) });
   });
 
   test("an abort rejects with the signal's reason instead of returning a failure", async () => {

@@ -11,3 +11,7 @@ export const fixturesAvailable = existsSync(FIXTURES_DIR);
 /** The upstream's location list: `SERP_GEOTARGETS_DIR`, else `../shared/data/geotargets`. */
 export const GEOTARGETS_DIR = process.env.SERP_GEOTARGETS_DIR ?? resolve(repoRoot, "../shared/data/geotargets");
 export const geotargetsAvailable = existsSync(GEOTARGETS_DIR);
+
+/** The reference API's public client libraries (python/…): `SERP_CLIENTS_DIR`, else `../shared/clients`. */
+export const CLIENTS_DIR = process.env.SERP_CLIENTS_DIR ?? resolve(repoRoot, "../shared/clients");
+export const clientsAvailable = existsSync(CLIENTS_DIR);

@@ -10,6 +10,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Endpoint, JobParams } from "@serp/shared";
 import { resolveUpstreamOptions } from "../src/config.js";
+import { parsePage } from "../src/coverage.js";
 import { createParsePool, type ParsePool } from "../src/parse-pool.js";
 import { PARSERS } from "../src/parsers/index.js";
 import { createUpstream } from "../src/scrape.js";
@@ -43,7 +44,8 @@ describeIfFixtures("a thread parses captured pages as the event loop does", () =
     const body = readFileSync(join(FIXTURES_DIR, fixture), "utf8");
     let inline: unknown;
     try {
-      inline = PARSERS[parser](body);
+      // The blocks and the page's coverage figure, as the thread sends them back.
+      inline = parsePage(parser, body);
     } catch (error) {
       // Pages that are not what the parser reads (an error page, a DOM dump) fail the same way.
       await expect(pool.parse(parser, body)).rejects.toThrow((error as Error).message);
@@ -61,14 +63,14 @@ describe("parse pool", () => {
     const results = await Promise.all(tasks.map(([endpoint, body]) => pool.parse(endpoint, body)));
     results.forEach((blocks, i) => {
       const [endpoint, body] = tasks[i]!;
-      expect(blocks).toEqual(PARSERS[endpoint](body));
+      expect(blocks).toEqual(parsePage(endpoint, body));
     });
   });
 
   test("a parser failing in a thread rejects with its error, and the thread goes on", async () => {
     await expect(pool.parse("no-such-kind" as Endpoint, "<html></html>")).rejects.toThrow("is not a function");
     const web = readFileSync(join(here, "fixtures", "web-basic.html"), "utf8");
-    await expect(pool.parse("web-search", web)).resolves.toEqual(PARSERS["web-search"](web));
+    await expect(pool.parse("web-search", web)).resolves.toEqual(parsePage("web-search", web));
   });
 
   test("the thread count is checked", () => {
@@ -99,7 +101,7 @@ describe("scrape with parse threads", () => {
       const alone = await inline.scrape("web-search", params);
       expect(alone.pageClass).toBe("results");
       expect(alone.blocks.organic_results?.length).toBeGreaterThan(0);
-      for (const a of together) expect(a.blocks).toEqual(alone.blocks);
+      for (const a of together) expect([a.blocks, a.coverage]).toEqual([alone.blocks, alone.coverage]);
       // Scrapes in progress together parse on the thread (the last ones may find themselves alone).
       expect(threaded.parses().threads).toBeGreaterThanOrEqual(1);
       expect(threaded.parses().inline + threaded.parses().threads).toBe(6);

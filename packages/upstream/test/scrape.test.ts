@@ -37,6 +37,8 @@ interface Reply {
   delayMs?: number;
   /** Declare a longer body than is sent, then drop the connection. */
   cut?: boolean;
+  /** Drop the connection before any answer. */
+  reset?: boolean;
 }
 
 let server: Server;
@@ -60,6 +62,10 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
   const r = answer(s);
   const send = () => {
     if (res.destroyed) return;
+    if (r.reset) {
+      req.socket.resetAndDestroy();
+      return;
+    }
     if (r.cut) {
       res.writeHead(r.status ?? 200, { "content-length": "100000", ...r.headers });
       res.write(r.body ?? "<html><body>");
@@ -263,6 +269,32 @@ describe("scrape: when every try fails", () => {
     expect(await failure(upstream().scrape("web-search", job()))).toMatchObject({ kind: "upstream_error", retryable: true });
   });
 
+  test("no connection at all (a closed port) → network, retryable, in its own words; the code stays in the rungs", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const f = await failure(upstream({ baseUrl: `http://127.0.0.1:${port}` }).scrape("web-search", job()));
+    expect(f).toMatchObject({ kind: "network", retryable: true, message: JOB_ERRORS.network });
+    expect(f.message).not.toBe(JOB_ERRORS.upstreamError);
+    expect(f.tries.every((t) => t.outcome === "network")).toBe(true);
+    expect(f.rungs).toMatch(/^desktop \(http\): network, network: ECONNREFUSED/);
+  });
+
+  test("a TLS handshake with a plain-HTTP port → network, with the TLS error in the rungs", async () => {
+    const f = await failure(upstream({ baseUrl: base.replace("http:", "https:"), maxTries: 1 }).scrape("web-search", job()));
+    expect(f).toMatchObject({ kind: "network", retryable: true, message: JOB_ERRORS.network });
+    expect(f.tries[0]!.detail).toMatch(/^network: (ERR_SSL|EPROTO)/);
+  });
+
+  test("a connection reset before any answer → network, and a server error on another rung does not hide it", async () => {
+    answer = (s) => (s.agent === "chrome" ? { status: 503, body: "<html><title>Error 503 (Service Unavailable)!!1</title>" } : { reset: true });
+    const f = await failure(upstream({ maxTries: 2 }).scrape("web-search", job()));
+    expect(f.tries.map((t) => t.outcome)).toEqual(["upstream_error", "network"]);
+    expect(f.tries[1]!.detail).toMatch(/ECONNRESET|socket hang up/);
+    expect(f).toMatchObject({ kind: "network", retryable: true });
+  });
+
   test("stops after maxTries requests", async () => {
     answer = () => ({ status: 429 });
     const f = await failure(upstream({ maxTries: 2 }).scrape("web-search", job()));
@@ -382,10 +414,10 @@ describe("scrape: proxies", () => {
     const up = upstream({ proxies: ["http://127.0.0.1:1", goodProxy] });
     const out = await up.scrape("web-search", job());
     expect(out.tries.map((t) => [t.profile, t.outcome])).toEqual([
-      ["desktop", "upstream_error"],
+      ["desktop", "network"],
       ["desktop", "results"],
     ]);
-    expect(out.tries[0]!.detail).toMatch(/^network/);
+    expect(out.tries[0]!.detail).toMatch(/^network: ECONNREFUSED/);
     up.close();
   });
 

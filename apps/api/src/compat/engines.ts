@@ -11,6 +11,36 @@ export function isEngine(value: string): value is Engine {
   return (ENGINES as readonly string[]).includes(value);
 }
 
+/**
+ * The reference API's own names for the same engines. Its clients send them by default
+ * (`GoogleSearch` always sends `engine=google`), so they are accepted as aliases and echoed as sent;
+ * the spec writes `web` where the upstream's name stands.
+ */
+export const ENGINE_ALIASES: Readonly<Record<string, Engine>> = {
+  google: "web",
+  google_news: "web_news",
+  google_images: "web_images",
+  google_shopping: "web_shopping",
+  google_local: "web_local",
+  google_autocomplete: "web_autocomplete",
+};
+
+/** The product engine (reference §8, the legacy `google_product`): a product's details, or its sellers with `offers=1`. */
+export const PRODUCT_ENGINES = ["web_product", "google_product"] as const;
+
+/** Every engine name the endpoint accepts, as the error for an unknown one lists them. */
+export const ACCEPTED_ENGINES: readonly string[] = [...ENGINES, ...Object.keys(ENGINE_ALIASES), ...PRODUCT_ENGINES];
+
+/** The engine a name (own or alias) stands for; undefined for an unknown name or a product engine. */
+export function engineNamed(name: string): Engine | undefined {
+  if (isEngine(name)) return name;
+  return Object.hasOwn(ENGINE_ALIASES, name) ? ENGINE_ALIASES[name] : undefined;
+}
+
+export function isProductEngine(name: string): boolean {
+  return (PRODUCT_ENGINES as readonly string[]).includes(name);
+}
+
 /** `start` steps: the offset is a multiple of `step` up to `max`; page = start / step + 1. */
 export interface Paging {
   step: number;
@@ -47,18 +77,23 @@ export function engineOfTbm(tbm: string): Engine | undefined {
   return Object.hasOwn(TBM, tbm) ? TBM[tbm] : undefined;
 }
 
-/** Job kinds no engine runs, shown through GET /searches/:id under their own engine name. */
-const OTHER_KINDS: Partial<Record<Endpoint, Kind>> = {
-  "web-shopping-product": { endpoint: "web-shopping-product", block: "sellers", stateKey: "sellers_results_state" },
-  "web-shopping-product-info": { endpoint: "web-shopping-product-info", block: "product_results", stateKey: "product_results_state" },
-};
+/**
+ * The product engine's two kinds: `offers=1` runs the sellers job (`sellers_results`), otherwise the
+ * product-details job (`product_results`, with `specs_results` when `specs=1`). The blocks are the
+ * ones the envelope writes (response.ts `productBlocks`), in the reference's legacy shape.
+ */
+export const PRODUCT_KINDS = {
+  offers: { endpoint: "web-shopping-product", block: "sellers_results", stateKey: "sellers_results_state" },
+  details: { endpoint: "web-shopping-product-info", block: "product_results", stateKey: "product_results_state" },
+} as const satisfies Record<string, Kind>;
 
-/** The engine and kind a job of `endpoint` answers as. */
+/** The engine and kind a job of `endpoint` answers as (product jobs: the product engine). */
 export function kindOfEndpoint(endpoint: Endpoint): { engine: string; kind: Kind } {
   const engine = ENGINES.find((e) => KINDS[e].endpoint === endpoint);
   if (engine) return { engine, kind: KINDS[engine] };
-  const kind = OTHER_KINDS[endpoint] ?? { endpoint, block: "results", stateKey: "results_state" };
-  return { engine: endpoint.replaceAll("-", "_"), kind };
+  const product = Object.values(PRODUCT_KINDS).find((k) => k.endpoint === endpoint);
+  if (product) return { engine: "web_product", kind: product };
+  return { engine: endpoint.replaceAll("-", "_"), kind: { endpoint, block: "results", stateKey: "results_state" } };
 }
 
 /** How the reference API names an engine in messages: `web_news` → "Web News". */

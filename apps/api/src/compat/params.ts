@@ -1,11 +1,12 @@
 /**
  * Query parameters of GET /search.json (SPEC §4.3) → one validated search, and that search → the
  * live job it runs. Every rule answers 400 with the reference API's wording where it has one.
- * Parameters that do not apply (`num`, the domain selector, `safe`, `output`, `source`, `no_cache`,
+ * Parameters that do not apply (`num`, the domain selector, `safe`, `output`, `source`,
  * `async`, `device` off engine `web`, `start` on kinds that do not page…) are ignored.
  */
 import {
   ApiError,
+  CONTROL_CHARACTER,
   COUNTRY_NAMES,
   UULE_PATTERN,
   countryOfLocationName,
@@ -17,7 +18,7 @@ import {
 } from "@serp/shared";
 import { normalizeLocationName } from "@serp/upstream";
 import type { LocationCheck } from "../jobs/service.js";
-import { KINDS, engineOfTbm, isEngine, kindOfEndpoint, type Kind } from "./engines.js";
+import { ACCEPTED_ENGINES, KINDS, PRODUCT_KINDS, engineNamed, engineOfTbm, isProductEngine, kindOfEndpoint, type Kind } from "./engines.js";
 
 export interface CompatSearch {
   /** The engine as asked (`web` also when `tbm` switched the kind). */
@@ -38,8 +39,20 @@ export interface CompatSearch {
   /** The offset as sent, where the kind pages. */
   start?: number;
   page: number;
-  /** Product jobs shown through /searches/:id. */
+  /** The product engine's product, and which of its views was asked for. */
   product_id?: string;
+  product?: ProductView;
+  /** `async=true`: answered at once with status Processing; the result is read at /searches/<id>.json. */
+  async?: true;
+  /** `no_cache=true`: fetched afresh instead of answered from the result cache (./cache.ts). */
+  noCache?: true;
+}
+
+/** `offers=1` (sellers) or the details, with `specs=1` adding the specs; `sent` is what to echo. */
+export interface ProductView {
+  offers: boolean;
+  specs: boolean;
+  sent: { offers?: string; specs?: string };
 }
 
 type Query = Record<string, unknown>;
@@ -60,15 +73,32 @@ const Q_MAX = 500;
 const HL = /^([A-Za-z]{2})(?:[-_][A-Za-z0-9]{1,8})*$/;
 
 export function parseSearch(query: Query, locations: LocationCheck): CompatSearch {
+  const search = parseEngineSearch(query, locations);
+  if (flag(query, "async")) search.async = true;
+  if (flag(query, "no_cache")) {
+    // The model API refuses the pair (its parameter docs: no_cache must not be combined with async).
+    if (search.async) throw bad("`async` and `no_cache` parameters can't be used together.");
+    search.noCache = true;
+  }
+  return search;
+}
+
+function parseEngineSearch(query: Query, locations: LocationCheck): CompatSearch {
   const engine = one(query, "engine") ?? "web";
-  if (!isEngine(engine)) throw bad(`Unsupported \`${shown(engine)}\` search engine.`);
+  // `google`, `google_news`…: the reference's names of the same engines, echoed as sent.
+  const asked = engineNamed(engine);
+  if (!asked) {
+    if (isProductEngine(engine)) return parseProduct(query, engine);
+    throw bad(`Unsupported \`${shown(engine)}\` search engine. Supported engines: ${ACCEPTED_ENGINES.join(", ")}.`);
+  }
   const q = one(query, "q")?.trim();
   if (!q) throw bad("Missing query `q` parameter.");
   if (q.length > Q_MAX) throw bad(`\`q\` parameter must be at most ${Q_MAX} characters.`);
+  if (CONTROL_CHARACTER.test(q)) throw bad("`q` parameter must not contain control characters.");
 
-  const tbm = engine === "web" ? one(query, "tbm") : undefined;
-  const switched = tbm === undefined ? engine : engineOfTbm(tbm);
-  if (!switched) throw bad(`Unsupported \`${shown(tbm ?? "")}\` value - tbm parameter (use nws, isch, shop or lcl).`);
+  const tbm = asked === "web" ? one(query, "tbm") : undefined;
+  const switched = tbm === undefined ? asked : engineOfTbm(tbm);
+  if (!switched) throw bad(unsupportedTbm(tbm ?? ""));
   const kind = KINDS[switched];
 
   const gl = one(query, "gl")?.toLowerCase();
@@ -79,7 +109,7 @@ export function parseSearch(query: Query, locations: LocationCheck): CompatSearc
   const language = hlMatch?.[1]?.toLowerCase() ?? "en";
 
   let device: CompatSearch["device"];
-  if (engine === "web") {
+  if (asked === "web") {
     const d = one(query, "device") ?? "desktop";
     if (d !== "desktop" && d !== "mobile") throw bad(`Unsupported \`${shown(d)}\` device.`);
     device = d;
@@ -100,6 +130,68 @@ export function parseSearch(query: Query, locations: LocationCheck): CompatSearc
     }
   }
   return search;
+}
+
+/** `tbm` values the reference knows but this service has no results kind for get their own words. */
+function unsupportedTbm(tbm: string): string {
+  const supported = "use nws (news), isch (images), shop (shopping) or lcl (local)";
+  if (tbm === "vid") return `Video results (\`tbm=vid\`) are not supported - tbm parameter (${supported}).`;
+  return `Unsupported \`${shown(tbm)}\` value - tbm parameter (${supported}).`;
+}
+
+/** A boolean parameter: `true`/`1` or `false`/`0` (any case: Python's requests sends `True`); absent is false. */
+function flag(query: Query, name: string): boolean {
+  const raw = one(query, name);
+  if (raw === undefined) return false;
+  const v = raw.toLowerCase();
+  if (v === "true" || v === "1") return true;
+  if (v === "false" || v === "0") return false;
+  throw bad(`\`${name}\` parameter must be true or false.`);
+}
+
+const PRODUCT_ID_MAX = 100;
+
+/**
+ * The product engine (`web_product`, or the reference's `google_product`): `product_id` required;
+ * `offers=1` asks for its sellers (the sellers job, billed per 10 sellers), otherwise its details
+ * (the product-info job), `specs=1` adding the specs. Sellers and details are separate jobs here,
+ * so `offers` and `specs` together are refused rather than billed as two searches unasked.
+ * `q`, `location`, `uule`, `device` and `start` do not apply and are ignored.
+ */
+function parseProduct(query: Query, engine: string): CompatSearch {
+  const productId = one(query, "product_id")?.trim();
+  if (!productId) throw bad("Missing `product_id` parameter.");
+  if (productId.length > PRODUCT_ID_MAX) throw bad(`\`product_id\` parameter must be at most ${PRODUCT_ID_MAX} characters.`);
+  if (CONTROL_CHARACTER.test(productId)) throw bad("`product_id` parameter must not contain control characters.");
+  const offers = flag(query, "offers");
+  const specs = flag(query, "specs");
+  if (offers && specs) {
+    throw bad("`offers` and `specs` parameters can't be used together: ask for the sellers (offers=1) and the details (specs=1) in two searches.");
+  }
+  const gl = one(query, "gl")?.toLowerCase();
+  if (gl !== undefined && !isSupportedCountry(gl)) throw bad(`Unsupported \`${shown(gl)}\` country - gl parameter.`);
+  const hl = one(query, "hl");
+  const hlMatch = hl === undefined ? undefined : HL.exec(hl);
+  if (hl !== undefined && !hlMatch) throw bad(`Unsupported \`${shown(hl)}\` interface language - hl parameter.`);
+  const language = hlMatch?.[1]?.toLowerCase() ?? "en";
+  const country: Country = gl !== undefined && isSupportedCountry(gl) ? normalizeCountry(gl) : "us";
+  const sent: ProductView["sent"] = {};
+  for (const name of ["offers", "specs"] as const) {
+    const v = one(query, name);
+    if (v !== undefined) sent[name] = v;
+  }
+  return {
+    engine,
+    kind: offers ? PRODUCT_KINDS.offers : PRODUCT_KINDS.details,
+    q: "",
+    gl: gl ?? country,
+    country,
+    hl: hl ?? language,
+    language,
+    page: 1,
+    product_id: productId,
+    product: { offers, specs, sent },
+  };
 }
 
 function parseStart(raw: string | undefined, kind: Kind, engine: string, tbm: string | undefined): number | undefined {
@@ -124,6 +216,7 @@ function parseLocated(query: Query, gl: string | undefined, locations: LocationC
   }
   if (location === undefined) return {};
   if (location.length < 2 || location.length > 200) throw bad("`location` parameter must be 2 to 200 characters long.");
+  if (CONTROL_CHARACTER.test(location)) throw bad("`location` parameter must not contain control characters.");
   return { location: { requested: location, used: resolveLocation(location, gl, locations) } };
 }
 
@@ -152,14 +245,18 @@ function namesCountry(segment: string, locations: LocationCheck): boolean {
   });
 }
 
-/** The POST /v1/jobs body the search runs as (always the live queue). */
-export function jobRequest(s: CompatSearch): { endpoint: Endpoint; queue: "live"; params: Record<string, unknown> } {
+/** The POST /v1/jobs body the search runs as: the live queue, or `fast` for an `async=true` search. */
+export function jobRequest(s: CompatSearch): { endpoint: Endpoint; queue: "live" | "fast"; params: Record<string, unknown> } {
+  const queue = s.async ? "fast" : "live";
+  if (s.product_id !== undefined) {
+    return { endpoint: s.kind.endpoint, queue, params: { product_id: s.product_id, country: s.country, language: s.language } };
+  }
   const params: Record<string, unknown> = { query: s.q, country: s.country, language: s.language };
   if (s.kind.endpoint === "web-search" && s.device) params.device = s.device;
   if (s.kind.paging) params.page = s.page;
   if (s.location) params.location = s.location.used;
   if (s.uule) params.uule = s.uule;
-  return { endpoint: s.kind.endpoint, queue: "live", params };
+  return { endpoint: s.kind.endpoint, queue, params };
 }
 
 /** The search a stored job stands for (GET /searches/:id), so any of the account's jobs can be shown. */
@@ -173,7 +270,10 @@ export function searchOfJob(job: Job): CompatSearch {
   if (p.device) search.device = p.device;
   if (p.location) search.location = { requested: p.location, used: p.location };
   if (p.uule) search.uule = p.uule;
-  if (p.product_id) search.product_id = p.product_id;
+  if (p.product_id) {
+    search.product_id = p.product_id;
+    search.product = { offers: job.endpoint === PRODUCT_KINDS.offers.endpoint, specs: false, sent: {} };
+  }
   if (kind.paging && page > 1) search.start = (page - 1) * kind.paging.step;
   return search;
 }
@@ -193,6 +293,8 @@ export function searchParameters(s: CompatSearch): Record<string, unknown> {
   if (s.device) out.device = s.device;
   if (s.tbm) out.tbm = s.tbm;
   if (s.start !== undefined) out.start = s.start;
+  if (s.product?.sent.offers !== undefined) out.offers = s.product.sent.offers;
+  if (s.product?.sent.specs !== undefined) out.specs = s.product.sent.specs;
   return out;
 }
 

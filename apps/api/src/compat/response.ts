@@ -18,13 +18,17 @@ export function referenceTime(iso: string): string {
 
 function searchMetadata(s: CompatSearch, record: JobRecord, base: string): Record<string, unknown> {
   const { job } = record;
+  // The reference's async mode reads `Processing` until the result is ready, queued or not.
+  const waiting = job.status === "pending" || job.status === "processing";
   const meta: Record<string, unknown> = {
     id: job.id,
-    status: STATUS[job.status],
+    status: s.async && waiting ? "Processing" : STATUS[job.status],
     json_endpoint: jsonEndpoint(base, job.id),
     created_at: referenceTime(job.createdAt),
     processed_at: job.completedAt ? referenceTime(job.completedAt) : null,
   };
+  // Whether the result cache answered it (only for searches that used the cache).
+  if (job.cacheHit !== undefined) meta.cached = job.cacheHit;
   if (record.upstreamUrl) {
     meta.web_url = record.upstreamUrl;
     // The reference names the key after the engine (`google_news_url`); `web_url` is always there.
@@ -56,6 +60,26 @@ function searchInformation(s: CompatSearch, info: PageInfo | undefined, empty: b
   return out;
 }
 
+/**
+ * A product job's blocks in the reference's legacy product shape (reference §8): the sellers job's
+ * list as `sellers_results.online_sellers` (with the product's id and title in `product_results`);
+ * the details job's `product_results`, its specs moved to `specs_results.details` when `specs=1`
+ * asked for them (the reference leaves them out otherwise).
+ */
+function productBlocks(s: CompatSearch, blocks: Record<string, unknown>): Record<string, unknown> {
+  if (s.product?.offers) {
+    const { product_title, sellers } = blocks as { product_title?: string; sellers?: unknown[] };
+    return {
+      product_results: { product_id: s.product_id, ...(product_title ? { title: product_title } : {}) },
+      sellers_results: { online_sellers: sellers ?? [] },
+    };
+  }
+  const { specs, ...product } = (blocks.product_results ?? {}) as Record<string, unknown>;
+  const out: Record<string, unknown> = { product_results: { product_id: s.product_id, ...product } };
+  if (s.product?.specs && specs) out.specs_results = { details: specs };
+  return out;
+}
+
 /** The whole response for a search and the job that ran it (any status). */
 export function envelope(s: CompatSearch, record: JobRecord, base: string): Record<string, unknown> {
   const out: Record<string, unknown> = {
@@ -67,10 +91,10 @@ export function envelope(s: CompatSearch, record: JobRecord, base: string): Reco
   if (job.status !== "completed") return out;
 
   const { search_parameters: _params, search_information: info, ...blocks } = (record.result ?? {}) as Record<string, unknown>;
-  const empty = isEmpty(blocks[s.kind.block]);
+  const empty = isEmpty(s.product ? blocks[s.product.offers ? "sellers" : "product_results"] : blocks[s.kind.block]);
   out.search_information = searchInformation(s, info as PageInfo | undefined, empty);
   if (empty) out.error = `${displayName(s.engine)} hasn't returned any results for this query.`;
-  Object.assign(out, blocks);
+  Object.assign(out, s.product ? productBlocks(s, blocks) : blocks);
   const pages = empty ? undefined : paginationBlocks(s, base);
   if (pages) Object.assign(out, pages);
   return out;

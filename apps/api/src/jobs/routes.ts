@@ -2,6 +2,7 @@ import { Router, json } from "express";
 import { ApiError } from "@serp/shared";
 import type { AppContext } from "../context.js";
 import { submitter } from "../limits/index.js";
+import { rawPageOf, sendRawPage } from "./raw-page.js";
 
 export function jobRoutes(ctx: AppContext): Router {
   const router = Router();
@@ -28,6 +29,15 @@ export function jobRoutes(ctx: AppContext): Router {
 
   router.get("/v1/jobs/:jobId", async (req, res) => {
     res.json(await ctx.jobService.get(req.accountId!, req.params.jobId));
+  });
+
+  // The upstream page the job's result was parsed from, while it is kept (RAW_HTML_RETENTION_SECONDS).
+  router.get("/v1/jobs/:jobId/html", async (req, res) => {
+    const id = req.params.jobId;
+    const record = /^job_[0-9A-Z]{26}$/.test(id) ? await ctx.jobs.get(id) : null;
+    // Another account's job is as unknown as an expired one.
+    if (!record || record.accountId !== req.accountId) throw new ApiError("not_found", `No job ${id}`);
+    await sendRawPage(req, res, await rawPageOf(ctx.rawPages, record));
   });
 
   return router;

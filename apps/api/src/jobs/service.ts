@@ -14,8 +14,9 @@ import {
   type JobStatus,
   type QueueName,
 } from "@serp/shared";
-import { IdempotencyStore, QUEUE_CATALOG, fairPriority, jobResponse, type JobRecord, type JobStore, type ScrapePayload } from "@serp/store";
+import { IdempotencyStore, QUEUE_CATALOG, fairPriority, jobResponse, type JobRecord, type JobStore, type ResultCache, type ScrapePayload } from "@serp/store";
 import { fieldIssues, invalidRequest } from "../errors.js";
+import { answerFromCache } from "./cache-hit.js";
 import { postbackUrlProblem } from "../webhooks/postback-url.js";
 import type { FinalWaiter } from "./final-waiter.js";
 
@@ -43,6 +44,8 @@ export interface JobServiceDeps {
   allowPrivateWebhookTargets?: boolean;
   /** Idempotency keys of submissions (none: the header is ignored). */
   idempotency?: IdempotencyStore;
+  /** The result cache, for jobs that opt in with cacheMaxAgeSeconds (none: they run as any other). */
+  cache?: { store: ResultCache; hitCredits: number };
 }
 
 /** The account a job is submitted for, with its limit on jobs in flight when the caller read it already. */
@@ -70,6 +73,7 @@ export class JobService {
 
   /** Validates, reserves a credit, stores and enqueues a job; waits for it on the live queue. */
   async submit({ accountId, maxInFlight, onInFlight }: Submitter, body: unknown, idempotencyKey?: string): Promise<SubmitOutcome> {
+    const startedMs = performance.now();
     const parsed = jobRequestSchema.safeParse(body);
     if (!parsed.success) throw invalidRequest(fieldIssues(parsed.error));
     const req = parsed.data;
@@ -94,10 +98,22 @@ export class JobService {
     }
     const release = () => idem?.store.release(accountId, idem.key, id).catch(() => undefined);
     const createdAt = new Date().toISOString();
+    const { cacheMaxAgeSeconds } = req;
+    // A live job the cache can answer is answered here, completed at once (./cache-hit.ts).
+    if (req.queue === "live" && cacheMaxAgeSeconds && this.deps.cache?.store.enabled) {
+      const newJob = { id, accountId, endpoint: req.endpoint, queue: req.queue, params, createdAt, cacheMaxAgeSeconds };
+      const hit = await answerFromCache({ jobs: this.deps.jobs, cache: this.deps.cache.store, hitCredits: this.deps.cache.hitCredits }, newJob, startedMs).catch(
+        async (err: unknown) => {
+          await release();
+          throw err;
+        },
+      );
+      if (hit) return { status: 200, body: toResponse(hit), record: hit };
+    }
     const { outcome: created, inFlight } = await this.deps.jobs.create(
       {
         id, accountId, endpoint: req.endpoint, queue: req.queue, params, postbackUrl: req.postbackUrl, createdAt,
-        replyTo: req.queue === "live" ? this.deps.waiter.replyChannel : undefined,
+        replyTo: req.queue === "live" ? this.deps.waiter.replyChannel : undefined, cacheMaxAgeSeconds,
       },
       RESERVED_CREDITS,
       maxInFlight ?? (await this.deps.maxInFlight?.(accountId)) ?? 0,
@@ -119,6 +135,8 @@ export class JobService {
     try {
       const spec = QUEUE_CATALOG[req.queue];
       const payload: ScrapePayload = req.queue === "live" ? { jobId: id, params, accountId } : { jobId: id, accountId };
+      // The worker must look the cache up before it fetches (no early fetch of the params carried).
+      if (cacheMaxAgeSeconds && this.deps.cache?.store.enabled) payload.useCache = true;
       // Fair order: an account's n-th job in flight waits behind every account's earlier ones.
       await this.deps.queues[req.queue].add(req.endpoint, payload, { ...spec.jobOptions, jobId: id, priority: fairPriority(inFlight) });
     } catch (err) {
@@ -136,6 +154,7 @@ export class JobService {
       const job: Job = {
         id, endpoint: req.endpoint, queue: req.queue, status: "pending", params, credits: 0, latencyMs: null, error: null,
         attempts: 0, createdAt, completedAt: null, ...(req.postbackUrl ? { postbackUrl: req.postbackUrl } : {}),
+        ...(cacheMaxAgeSeconds !== undefined ? { cacheMaxAgeSeconds, cacheHit: false } : {}),
       };
       return { status: 202, body: { job, message: `Job queued on ${req.queue}; poll GET /v1/jobs/${id} for its result` } };
     }

@@ -10,7 +10,7 @@ import { Router, json, type ErrorRequestHandler, type Request, type RequestHandl
 import { ApiError } from "@serp/shared";
 import { authenticate } from "../auth.js";
 import type { AppContext } from "../context.js";
-import { isStorageDown } from "../errors.js";
+import { bodyReadError, isStorageDown } from "../errors.js";
 import { submitter } from "../limits/index.js";
 import { buildMcpServer } from "./server.js";
 import { TOOL_NAMES } from "./tools.js";
@@ -93,10 +93,9 @@ function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   const type = (err as { type?: string } | null)?.type;
   if (type === "entity.parse.failed") return new ApiError("invalid_json", "Parse error: the body is not valid JSON");
-  if (type === "entity.too.large") return new ApiError("payload_too_large", "The body is too large");
-  if (type === "encoding.unsupported" || type === "charset.unsupported") {
-    return new ApiError("unsupported_media_type", "The body must be UTF-8 JSON");
-  }
+  // A corrupt gzip body or an aborted upload is the caller's fault, as on /v1/jobs: 4xx, no error log.
+  const bodyError = bodyReadError(err);
+  if (bodyError) return bodyError;
   if (isStorageDown(err)) return new ApiError("unavailable", "Storage is unavailable; try again shortly", undefined, 2);
   return new ApiError("internal_error", "Internal error");
 }

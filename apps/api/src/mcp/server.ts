@@ -9,6 +9,7 @@ import { ApiError, ENDPOINTS, type Endpoint, type JobResponse } from "@serp/shar
 import type { AppContext } from "../context.js";
 import { isStorageDown } from "../errors.js";
 import type { Submitter } from "../jobs/service.js";
+import { jobMarkdown } from "../compat/markdown.js";
 import {
   GET_JOB_DESCRIPTION,
   GET_JOB_TOOL,
@@ -20,7 +21,9 @@ import {
 } from "./tools.js";
 
 const INSTRUCTIONS =
-  "Search-engine results as structured JSON. Each search tool runs one live job and returns {job, result}; " +
+  "Search-engine results: each search tool runs one job and returns {job, result} as structuredContent, and a compact " +
+  "markdown rendering (headings per block, numbered results with title, link and snippet) as its text. Jobs run live " +
+  "(waited for) unless queue is fast or regular; " +
   "it costs 1 credit (web_shopping_product: 1 per 10 sellers), and a failed job costs nothing. " +
   "get_job reads a job again by its id.";
 
@@ -71,30 +74,25 @@ export function buildMcpServer(ctx: AppContext, by: Submitter, logger: Logger): 
   return server;
 }
 
-async function runJob(ctx: AppContext, by: Submitter, endpoint: Endpoint, params: unknown, log: Logger): Promise<CallToolResult> {
+async function runJob(ctx: AppContext, by: Submitter, endpoint: Endpoint, args: Record<string, unknown>, log: Logger): Promise<CallToolResult> {
+  const { queue = "live", ...params } = args;
   let body: JobResponse;
   try {
-    const outcome = await ctx.jobService.submit(by, { endpoint, params, queue: "live" });
-    if (outcome.status !== 200) throw new Error(`live job answered ${outcome.status}`);
-    body = outcome.body;
+    const outcome = await ctx.jobService.submit(by, { endpoint, params, queue });
+    // A queued job (fast, regular) comes back pending, without its result yet.
+    body = outcome.status === 200 ? outcome.body : { job: outcome.body.job, result: null };
   } catch (err) {
     return failure(err, log);
   }
   const { job } = body;
-  log.info({ jobId: job.id, status: job.status, credits: job.credits }, "mcp tool call");
-  if (job.status === "completed") return jobResult(body);
-  return {
-    isError: true,
-    content: [
-      { type: "text", text: `Job ${job.id} ${job.status}: ${job.error ?? "no result"}. No credits were charged.` },
-      { type: "text", text: JSON.stringify(body) },
-    ],
-    structuredContent: { job, result: body.result },
-  };
+  log.info({ jobId: job.id, status: job.status, credits: job.credits, queue: job.queue }, "mcp tool call");
+  if (job.status !== "failed") return jobResult(body);
+  return { ...jobResult(body), isError: true };
 }
 
+/** structuredContent is the job response; the text an agent reads is its markdown rendering (compat/markdown.ts). */
 function jobResult(body: JobResponse): CallToolResult {
-  return { content: [{ type: "text", text: JSON.stringify(body) }], structuredContent: { job: body.job, result: body.result } };
+  return { content: [{ type: "text", text: jobMarkdown(body) }], structuredContent: { job: body.job, result: body.result } };
 }
 
 function toolError(text: string): CallToolResult {

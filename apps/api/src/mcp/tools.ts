@@ -12,12 +12,15 @@ export const toolNameOf = (endpoint: Endpoint): string => engineOf(endpoint);
 
 export const TOOL_NAMES: ReadonlySet<string> = new Set([...ENDPOINTS.map(toolNameOf), GET_JOB_TOOL]);
 
-const BILLING = "Runs one live job (waits for it) and returns {job, result}. Costs 1 credit; a failed job costs nothing.";
+const RUNS =
+  "Runs one job: on the live queue (the default) waits for it and returns {job, result}, its text a compact markdown rendering; " +
+  "queue fast or regular returns the pending job at once (read it later with get_job).";
+const BILLING = `${RUNS} Costs 1 credit; a failed job costs nothing.`;
 
 export const JOB_TOOLS: Record<Endpoint, { title: string; description: string }> = {
   "web-search": {
     title: "Web search",
-    description: `Web search results for a query: organic_results (title, link, snippet), ads, ai_overview, related_questions, local_results, top_stories, knowledge_graph and related_searches. ${BILLING}`,
+    description: `Web search results for a query: organic_results (title, link, snippet), ads, ai_overview, related_questions (question, and the answer's snippet, title and link where the page shows them), local_results (a local or hotel pack: places with rating, reviews, type, address and the price a card shows), top_stories, discussions_and_forums (forum posts: title, link, source), knowledge_graph and related_searches. ${BILLING}`,
   },
   "web-news": {
     title: "News search",
@@ -38,7 +41,7 @@ export const JOB_TOOLS: Record<Endpoint, { title: string; description: string }>
   "web-shopping-product": {
     title: "Shopping product sellers",
     description:
-      "Every seller's offer for a shopping product_id: sellers, each with name, link, base and total price. Runs one live job (waits for it) and returns {job, result}. Costs 1 credit per 10 sellers returned (minimum 1); a failed job costs nothing.",
+      `Every seller's offer for a shopping product_id: sellers, each with name, link, base and total price. ${RUNS} Costs 1 credit per 10 sellers returned (minimum 1); a failed job costs nothing.`,
   },
   "web-shopping-product-info": {
     title: "Shopping product details",
@@ -65,6 +68,12 @@ const FIELD_DOCS: Record<string, string> = {
   product_id: "Shopping product id, as found in web_shopping_search results (product_id).",
 };
 
+/** The queue argument every job tool takes besides its params. */
+const queueArgument = z
+  .enum(QUEUES)
+  .default("live")
+  .describe("live (default): wait for the result; fast or regular: queue the job and return it pending, to read later with get_job.");
+
 /**
  * The endpoint's params schema as a tool input: the same field validators, with descriptions, in
  * a strict object of its own. The shared object's error map says "must be an object" for unknown
@@ -72,12 +81,15 @@ const FIELD_DOCS: Record<string, string> = {
  */
 function toolInputSchema(endpoint: Endpoint): z.ZodObject {
   const fields = PARAMS_SCHEMAS[endpoint].shape as Record<string, z.ZodType>;
-  const shape = Object.fromEntries(
-    Object.entries(fields).map(([name, schema]) => {
-      const doc = FIELD_DOCS[name];
-      return [name, doc ? schema.describe(doc) : schema];
-    }),
-  );
+  const shape = {
+    ...Object.fromEntries(
+      Object.entries(fields).map(([name, schema]) => {
+        const doc = FIELD_DOCS[name];
+        return [name, doc ? schema.describe(doc) : schema];
+      }),
+    ),
+    queue: queueArgument,
+  };
   const accepted = Object.keys(shape).join(", ");
   return z.strictObject(shape, {
     error: (issue) =>

@@ -6,6 +6,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type RouteConfig } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
 import { ERROR_STATUS, type ErrorCode } from "@serp/shared";
+import { JOB_REQUEST_EXAMPLES } from "./examples.js";
 import * as s from "./schemas.js";
 
 type Responses = RouteConfig["responses"];
@@ -109,7 +110,11 @@ function registerJobs(r: OpenAPIRegistry): void {
           example: "5f0c6d1e-3b7a-4a8e-9d1f-2c4b6a8e0f13",
         }),
       }),
-      body: { required: true, content: { "application/json": { schema: s.jobRequest } } },
+      body: {
+        required: true,
+        description: "One search: the endpoint, its params, and the queue. Pick an example (one per endpoint) to try it as it is.",
+        content: { "application/json": { schema: s.jobRequest, examples: JOB_REQUEST_EXAMPLES } },
+      },
     },
     responses: {
       200: json(s.jobResponse, "Live queue: the job, completed or failed, with its result", { ...rateHeaders, "Idempotent-Replayed": H.idempotentReplayed }),
@@ -126,6 +131,28 @@ function registerJobs(r: OpenAPIRegistry): void {
     security: bearer,
     request: { params: jobIdParams },
     responses: { 200: json(s.jobResponse, "The job, with its result once completed"), ...errors("unauthorized", "not_found") },
+  });
+  r.registerPath({
+    method: "get",
+    path: "/v1/jobs/{jobId}/html",
+    operationId: "getJobPage",
+    tags: ["Jobs"],
+    summary: "The upstream page a completed job was parsed from",
+    description:
+      "The page as the upstream sent it (HTML; JSON for web-autocomplete), kept compressed for RAW_HTML_RETENTION_SECONDS " +
+      "(default 3600) after the job completes, for the job's owner only. Served in a sandbox (Content-Security-Policy: sandbox): " +
+      "its scripts never run. A client that accepts br gets the stored bytes with Content-Encoding: br. 404 for another " +
+      "account's job, a job not completed, a page no longer kept, or a service that keeps none.",
+    security: bearer,
+    request: { params: jobIdParams },
+    responses: {
+      200: {
+        description: "The page",
+        headers: { "Content-Encoding": { description: "br when the client accepts it", schema: { type: "string", enum: ["br"] } } },
+        content: { "text/html": { schema: z.string() }, "application/json": { schema: z.string().meta({ description: "web-autocomplete: the upstream's JSON, as text" }) } },
+      },
+      ...errors("unauthorized", "not_found"),
+    },
   });
   r.registerPath({
     method: "get",
@@ -200,7 +227,8 @@ function registerCompat(r: OpenAPIRegistry): void {
       tags: ["Compatibility"],
       summary: path === "/search" ? "Alias of /search.json" : "Search in the reference API's style",
       description:
-        "Runs one live job (1 credit; failed searches are free) and answers in the reference search-results API's shape. " +
+        "Runs one live job (1 credit; failed searches are free) and answers in the reference search-results API's shape; " +
+        "with async=true it answers at once (status Processing) and the result is read at /searches/{id}.json. " +
         "Parameters that cannot be applied (num, the domain selector, safe, output, source, no_cache) are ignored. Rate-limited per account.",
       security: [{ apiKeyQuery: [] }, { bearerAuth: [] }],
       request: { query: s.compatSearchQuery },
@@ -217,15 +245,39 @@ function registerCompat(r: OpenAPIRegistry): void {
       responses: { 405: { description: "Use GET (Allow: GET)" } },
     });
   }
-  r.registerPath({
-    method: "get",
-    path: "/search.html",
-    operationId: "compatSearchHtml",
-    tags: ["Compatibility"],
-    summary: "HTML output: not available",
-    description: "The service keeps no page HTML; always 400. Use /search.json.",
-    responses: compatErrors(400),
-  });
+  for (const [path, form] of [["/search.html", "html"], ["/search.md", "md"]] as const) {
+    r.registerPath({
+      method: "get",
+      path,
+      operationId: form === "html" ? "compatSearchHtml" : "compatSearchMarkdown",
+      tags: ["Compatibility"],
+      summary: form === "html" ? "A search, answered with the upstream page itself" : "A search, answered in markdown",
+      description:
+        form === "html"
+          ? "As /search.json with output=html: runs the search (billed alike) and answers the upstream page it was parsed from, " +
+            "sandboxed (Content-Security-Policy: sandbox). 400 when the service keeps no pages (RAW_HTML_RETENTION_SECONDS=0)."
+          : "As /search.json with output=md: the same result as compact markdown (a heading per block, numbered results with " +
+            "title, link and snippet), for agents.",
+      security: [{ apiKeyQuery: [] }, { bearerAuth: [] }],
+      request: { query: s.compatSearchQuery },
+      responses: {
+        200: {
+          description: form === "html" ? "The upstream page" : "The result in markdown",
+          headers: rateHeaders,
+          content: form === "html" ? { "text/html": { schema: z.string() } } : { "text/markdown": { schema: z.string() } },
+        },
+        ...compatErrors(400, 401, 402, 429, 502),
+      },
+    });
+    r.registerPath({
+      method: "head",
+      path,
+      operationId: form === "html" ? "compatSearchHtmlHead" : "compatSearchMarkdownHead",
+      tags: ["Compatibility"],
+      summary: "Not allowed: a HEAD would run a billed search",
+      responses: { 405: { description: "Use GET (Allow: GET)" } },
+    });
+  }
   r.registerPath({
     method: "get",
     path: "/searches/{id}",

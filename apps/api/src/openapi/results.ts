@@ -4,7 +4,15 @@
  * fail the build when a schema drifts from them.
  */
 import { z } from "zod";
-import { ENDPOINTS, type BlocksByEndpoint, type Endpoint, type LocalPlace, type NewsItem, type SearchParameters } from "@serp/shared";
+import {
+  ENDPOINTS,
+  type BlocksByEndpoint,
+  type Endpoint,
+  type LocalPackPlace,
+  type LocalPlace,
+  type NewsItem,
+  type SearchParameters,
+} from "@serp/shared";
 import { assert, named, pascal, type Same } from "./named.js";
 
 export const searchParameters = named(
@@ -52,6 +60,14 @@ export const localPlace = named(
   "LocalPlace",
 );
 
+/** A place of a web results page's local or hotel pack: the local item and the price its card shows. */
+export const localPackPlace = named(
+  localPlace.extend({
+    price: z.string().optional().meta({ description: "Price the card shows: a price level ($$) or a hotel's nightly price ($152)" }),
+  }),
+  "LocalPackPlace",
+);
+
 const organicResult = z.object({
   position: z.int(),
   title: z.string(),
@@ -67,9 +83,9 @@ const adResult = z.object({
   position: z.int(),
   block_position: z.enum(["top", "bottom", "middle", "right"]),
   title: z.string(),
-  link: z.string(),
+  link: z.string().optional().meta({ description: "Where the ad leads; absent when the page shows only the click redirect" }),
   displayed_link: z.string().optional(),
-  tracking_link: z.string().optional(),
+  tracking_link: z.string().optional().meta({ description: "The search engine's click redirect (/aclk?…), never the destination" }),
   description: z.string().optional(),
   source: z.string().optional(),
   sitelinks: z.array(link).optional(),
@@ -91,11 +107,11 @@ const aiOverview = z.object({
 
 const relatedQuestion = z.object({
   question: z.string(),
-  snippet: z.string().optional(),
-  list: z.array(z.string()).optional(),
+  snippet: z.string().optional().meta({ description: "The answer's text (a list answer: its heading), where the page shows one" }),
+  list: z.array(z.string()).optional().meta({ description: "Items of an answer shown as a list" }),
   date: z.string().optional(),
-  title: z.string().optional(),
-  link: z.string().optional(),
+  title: z.string().optional().meta({ description: "Title of the result the answer quotes" }),
+  link: z.string().optional().meta({ description: "Link of the result the answer quotes" }),
   displayed_link: z.string().optional(),
 });
 
@@ -141,7 +157,8 @@ const shoppingResult = z.object({
   title: z.string(),
   product_id: z.string().optional(),
   product_link: z.string().optional(),
-  link: z.string().optional(),
+  link: z.string().optional().meta({ description: "The merchant's page (the redirect's adurl when the card links through one)" }),
+  tracking_link: z.string().optional().meta({ description: "The search engine's click redirect (/aclk?…), when the card links through one" }),
   source: z.string().optional(),
   price: z.string().optional(),
   extracted_price: z.number().optional(),
@@ -160,7 +177,8 @@ const shoppingResult = z.object({
 const seller = z.object({
   position: z.int(),
   name: z.string(),
-  link: z.string().optional(),
+  link: z.string().optional().meta({ description: "The merchant's offer page (the redirect's adurl when the row links through one)" }),
+  tracking_link: z.string().optional().meta({ description: "The search engine's click redirect (/aclk?…), when the row links through one" }),
   base_price: z.string().optional(),
   extracted_base_price: z.number().optional(),
   shipping: z.string().optional(),
@@ -193,7 +211,7 @@ export const RESULT_BLOCKS = {
     ads: z.array(adResult).optional(),
     ai_overview: aiOverview.optional(),
     related_questions: z.array(relatedQuestion).optional(),
-    local_results: z.object({ places: z.array(localPlace), more_locations_link: z.string().optional() }).optional(),
+    local_results: z.object({ places: z.array(localPackPlace), more_locations_link: z.string().optional() }).optional(),
     top_stories: z.array(topStory).optional(),
     discussions_and_forums: z.array(discussionAndForum).optional(),
     knowledge_graph: knowledgeGraph.optional(),
@@ -227,6 +245,7 @@ export const jobResult = named(
 assert<Same<z.output<typeof searchParameters>, SearchParameters>>();
 assert<Same<z.output<typeof newsItem>, NewsItem>>();
 assert<Same<z.output<typeof localPlace>, LocalPlace>>();
+assert<Same<z.output<typeof localPackPlace>, LocalPackPlace>>();
 type BlocksOf<E extends Endpoint> = z.output<z.ZodObject<(typeof RESULT_BLOCKS)[E]>>;
 assert<Same<BlocksOf<"web-search">, BlocksByEndpoint["web-search"]>>();
 assert<Same<BlocksOf<"web-news">, BlocksByEndpoint["web-news"]>>();

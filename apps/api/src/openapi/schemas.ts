@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { COUNTRY_CODES, ENDPOINTS, ERROR_STATUS, JOB_STATUSES, PARAMS_SCHEMAS, QUEUES, jobRequestSchema, type Country, type Job } from "@serp/shared";
 import { assert, named, pascal, type Same } from "./named.js";
-import { ENGINES } from "../compat/engines.js";
+import { ACCEPTED_ENGINES } from "../compat/engines.js";
 import { deliveriesResponse, deliveryAttemptSchema, webhookSecretResponse } from "../webhooks/schemas.js";
 import { jobResult } from "./results.js";
 
@@ -78,6 +78,10 @@ export const job = named(
     createdAt: isoDate,
     completedAt: isoDate.nullable(),
     postbackUrl: z.string().optional(),
+    cacheMaxAgeSeconds: z.int().optional().meta({ description: "The cache opt-in the job was submitted with; absent when it never reads the cache" }),
+    cacheHit: z.boolean().optional().meta({
+      description: "With cacheMaxAgeSeconds: true when the result was answered from the result cache (billed the cache-hit price), false when fetched",
+    }),
   }),
   "Job",
 );
@@ -136,8 +140,21 @@ export type AccountView = z.output<typeof accountView>;
 
 /** Query of GET /search.json (SPEC §4.3). Unknown parameters such as num, safe, output are ignored. */
 export const compatSearchQuery = z.object({
-  engine: z.enum(ENGINES).default("web"),
-  q: z.string().max(500).meta({ description: "The search query", example: "coffee" }),
+  engine: z
+    .enum(ACCEPTED_ENGINES as [string, ...string[]])
+    .default("web")
+    .meta({
+      description:
+        "The results kind. The reference API's names (google, google_news, google_images, google_shopping, google_local, " +
+        "google_autocomplete) are the same engines and are echoed as sent; web_product (or google_product) takes product_id",
+    }),
+  q: z.string().max(500).optional().meta({ description: "The search query; required except on the product engine", example: "coffee" }),
+  product_id: z.string().max(100).optional().meta({ description: "Product engine only (required there): the product's id" }),
+  offers: z.enum(["true", "false", "1", "0"]).optional().meta({ description: "Product engine: 1 returns the product's sellers (sellers_results; 1 credit per 10 sellers)" }),
+  specs: z.enum(["true", "false", "1", "0"]).optional().meta({ description: "Product engine: 1 adds the product's specs (specs_results); not with offers" }),
+  async: z.enum(["true", "false", "1", "0"]).optional().meta({
+    description: "true answers at once with search_metadata.status Processing; read the result at /searches/{id}.json",
+  }),
   gl: z.enum(COUNTRY_CODES).optional().meta({ description: "Country; default us" }),
   hl: z.string().optional().meta({ description: "Language; a regional code such as en-GB uses its language part. Default en" }),
   device: z.enum(["desktop", "mobile"]).optional().meta({ description: "Engine web only. Default desktop" }),
@@ -146,8 +163,9 @@ export const compatSearchQuery = z.object({
   start: z.int().min(0).max(180).optional().meta({
     description: "Result offset: a multiple of 10 up to 90 for web and web_news, of 20 up to 180 for web_local",
   }),
-  tbm: z.enum(["nws", "isch", "shop", "lcl"]).optional().meta({ description: "Engine web only: news, images, shopping, local" }),
+  tbm: z.enum(["nws", "isch", "shop", "lcl"]).optional().meta({ description: "Engine web (or google) only: news, images, shopping, local" }),
   api_key: z.string().optional().meta({ description: "The API key, when not sent as a Bearer token" }),
+  serp_api_key: z.string().optional().meta({ description: "The API key under the name the reference's older Python client sends it; api_key wins when both are sent" }),
 });
 
 const resultList = z.array(z.object({}).catchall(z.unknown()));
@@ -175,6 +193,7 @@ export const compatSearchResponse = named(
       knowledge_graph: z.object({}).catchall(z.unknown()).optional(),
       ai_overview: z.object({}).catchall(z.unknown()).optional(),
       local_results: z.unknown().optional(),
+      discussions_and_forums: resultList.optional(),
       news_results: resultList.optional(),
       images_results: resultList.optional(),
       shopping_results: resultList.optional(),

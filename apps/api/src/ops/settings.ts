@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ConfigError } from "../env.js";
 
 /**
  * Operator settings read here rather than in env.ts, so the ops surface stays in one folder.
@@ -15,6 +16,6 @@ export type OpsSettings = Readonly<z.infer<typeof schema>>;
 
 export function loadOpsSettings(source: NodeJS.ProcessEnv = process.env): OpsSettings {
   const parsed = schema.safeParse({ ADMIN_TOKEN: source.ADMIN_TOKEN });
-  if (!parsed.success) throw new Error(`Invalid API configuration:\n${parsed.error.issues.map((i) => `  ${i.message}`).join("\n")}`);
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => i.message));
   return Object.freeze(parsed.data);
 }

@@ -9,12 +9,27 @@
  *   · opening status `Closed ⋅ Opens 8 AM` · extras (description, service options, a review quote).
  *
  * Mobile cards put the category on the address line instead (`Coffee shop · 1594 Market St`).
+ *
+ * Two other card families carry the same lines without that block:
+ *
+ * - basic HTML (`gbv=1`, 2022–2024; web-nojs/coffee-nojs-2023, web-nojs/hotels-nyc-nojs-2023): a
+ *   "Places" block whose cards are links to the place's own results (`ludocid=<place id>`), each an
+ *   `<h3>` name and one block of `<br>`-separated lines (`4.7 (389) · $$`, `Coffee shop · Independence,
+ *   KS`, a description), read line by line like the cards above;
+ * - the hotel pack of a web results page (2023 desktop and mobile, web/hotels-nyc-desktop-2023,
+ *   web-mobile/hotels-nyc-mobile-2023): cards linking into the upstream's travel pages (`/travel/…`)
+ *   with the hotel's name, a nightly price and a rating line (`3.6 (4.9K) · 4-star hotel`, the hotel
+ *   class standing where a business's category does).
+ *
+ * A web results page's pack also keeps the price a card shows (`$$`, `$152`); the local results page
+ * gives exactly the fields of SPEC §2.5.
  */
-import type { LocalBlocks, LocalPlace } from "@serp/shared";
-import { isTag } from "domhandler";
+import type { LocalBlocks, LocalPackPlace, LocalPlace } from "@serp/shared";
+import { isTag, isText } from "domhandler";
 import {
   all,
   ancestors,
+  type AnyNode,
   attr,
   first,
   hasClass,
@@ -47,8 +62,27 @@ const CARD = {
   extraLineClasses: ["pJ3Ci", "dXnVAb", "RGCvMc"],
 } as const;
 
-/** Every card's details block on the page, found in the page walk. */
+/** Basic HTML place cards: a link to the place's results holding its name and lines (see above). */
+const BASIC_CARD = {
+  link: 'a[href*="ludocid="]',
+  name: "h3",
+} as const;
+
+/** Hotel cards: a link into the travel pages (desktop `href`, mobile `data-url`) holding a star rating. */
+const HOTEL_CARD = {
+  link: 'a[href^="/travel/"], [data-url^="/travel/"]',
+  /** A heading naming the hotel; without one, the name is the card's first line of text. */
+  name: '[role="heading"]',
+  /** The star widget of the rating line (`[role=img]` "Rated 3.6 out of 5"). */
+  stars: '[role="img"][aria-label]',
+  /** "View 1,206 hotels" under the pack. */
+  more: /^\/travel\/(?:search|hotels)\b/,
+} as const;
+
+/** Every card's details block on the page, found in the page walk, and the other families' card links. */
 const cardDetails = landmarks(CARD.details);
+const basicCardLinks = landmarks({ tags: ["a"], selector: BASIC_CARD.link });
+const hotelCardLinks = landmarks({ tags: ["a", "div"], selector: HOTEL_CARD.link });
 /** What a card is read from, found in one scan of the card. */
 const CARD_PARTS = [CARD.title, CARD.website, CARD.anyLink];
 /** A line, or an element in it, carrying one of the extra-line classes. */
@@ -82,25 +116,26 @@ const LOCATED_IN = /^(?:In|Dans|Im|Nel|Nella|En)\s+\S/;
 const GOOGLE_HOST = /(?:^|\.)(?:google\.[a-z.]+|googleusercontent\.com|gstatic\.com)$/i;
 
 /** The local pack of a web results page: its places and the link to the full local results. */
-export function extractLocalPack(doc: Document): { places: LocalPlace[]; more_locations_link?: string } | undefined {
-  const cards = findCards(doc);
+export function extractLocalPack(doc: Document): { places: LocalPackPlace[]; more_locations_link?: string } | undefined {
+  let cards = findCards(doc);
+  let more = MORE.href;
+  if (cards.length === 0) [cards, more] = [hotelCards(doc), HOTEL_CARD.more];
   if (cards.length === 0) return undefined;
-  const places = readPlaces(cards);
+  const places = readPlaces(cards, true);
   if (places.length === 0) return undefined;
-  const more = moreLink(cards[cards.length - 1]!.root);
-  return more ? { places, more_locations_link: more } : { places };
+  const link = moreLink(cards[cards.length - 1]!.root, more);
+  return link ? { places, more_locations_link: link } : { places };
 }
 
 /** The local results page (`tbm=lcl`): every business card in the document. */
 export function parseLocal(html: string): LocalBlocks {
-  return { local_results: readPlaces(findCards(parseHtml(html))) };
+  return { local_results: readPlaces(findCards(parseHtml(html)), false) };
 }
 
-interface Card {
-  root: Element;
-  details: Element;
-}
+/** A card: where it is, and its name and lines once found (details cards are read from `details`). */
+type Card = { root: Element; details: Element } | { root: Element; title: string; lines: Line[]; hotel: boolean };
 
+/** The business cards of a page: those with a details block, else basic HTML place cards. */
 function findCards(doc: Document): Card[] {
   const seen = new Set<Element>();
   const cards: Card[] = [];
@@ -110,7 +145,86 @@ function findCards(doc: Document): Card[] {
     seen.add(root);
     cards.push({ root, details });
   }
+  return cards.length ? cards : basicCards(doc);
+}
+
+/**
+ * Basic HTML place cards: each place link holding an `<h3>` name, its lines the `<br>`-separated
+ * runs of text after the name (in the block beside it). A place linked twice (name, then an arrow
+ * icon) is one card.
+ */
+function basicCards(doc: Document): Card[] {
+  const cards: Card[] = [];
+  const seen = new Set<string>();
+  for (const link of basicCardLinks(doc)) {
+    const titleEl = first(BASIC_CARD.name, link);
+    const title = text(titleEl);
+    if (!titleEl || !title || seen.has(attr(link, "href")!)) continue;
+    seen.add(attr(link, "href")!);
+    const lines = brLines(linesAfter(titleEl, link)).map((t) => ({ el: undefined, text: t, extra: /^["“„«]/.test(t) }));
+    cards.push({ root: link, title, lines, hotel: false });
+  }
   return cards;
+}
+
+/** What follows the name inside the card: the siblings after it and after each of its wrappers. */
+function linesAfter(titleEl: Element, card: Element): AnyNode[] {
+  const after: AnyNode[] = [];
+  for (let el: Element = titleEl; el !== card && el.parent && isTag(el.parent); el = el.parent) {
+    for (let next = el.next; next; next = next.next) after.push(next);
+  }
+  return after;
+}
+
+/**
+ * Text of each line of `nodes`: a `<br>` ends a line, and so does a block element (a `div`, `p`…)
+ * around text, which starts and ends its own line. A block without text (a star widget between a
+ * rating and its review count) breaks nothing.
+ */
+function brLines(nodes: readonly AnyNode[]): string[] {
+  const lines: string[] = [""];
+  const visit = (node: AnyNode) => {
+    if (isTag(node)) {
+      if (node.name === "br") {
+        lines.push("");
+        return;
+      }
+      if (node.name === "script" || node.name === "style") return;
+      const block = BLOCK_TAGS.has(node.name) && /\S/.test(text(node));
+      if (block) lines.push("");
+      for (const c of node.children) visit(c);
+      if (block) lines.push("");
+    } else if (isText(node)) lines[lines.length - 1] += node.data;
+  };
+  for (const node of nodes) visit(node);
+  return lines.map((l) => l.replace(/\s+/g, " ").trim()).filter(Boolean);
+}
+const BLOCK_TAGS = new Set(["div", "p", "li", "ul", "ol", "table", "tr", "h1", "h2", "h3", "h4", "h5", "h6"]);
+
+/**
+ * Hotel cards: each travel link holding a star rating; its lines are the card's text blocks, one per
+ * block: the name (a heading when there is one, else the first line: the photos before it have no
+ * text), then the price, the rating line and what describes the hotel.
+ */
+function hotelCards(doc: Document): Card[] {
+  const cards: Card[] = [];
+  for (const link of hotelCardLinks(doc)) {
+    if (!first(HOTEL_CARD.stars, link) || cards.some((c) => isInside(link, c.root))) continue;
+    const titleEl = first(HOTEL_CARD.name, link);
+    const texts = brLines(titleEl ? linesAfter(titleEl, link) : link.children);
+    const title = titleEl ? text(titleEl) : texts.shift();
+    if (!title) continue;
+    // Lines after the rating line describe the hotel (a summary, amenities, a deal): never an address.
+    const ratingAt = texts.findIndex((t) => RATING_LINE.test(t));
+    const lines = texts.map((t, i) => ({ el: undefined, text: t, extra: ratingAt < 0 || i > ratingAt }));
+    cards.push({ root: link, title, lines, hotel: true });
+  }
+  return cards;
+}
+
+function isInside(el: Element, ancestor: Element): boolean {
+  for (let node = el.parent; node; node = node.parent) if (node === ancestor) return true;
+  return false;
 }
 
 /** The nearest card tile around the details; failing that the link wrapping them (mobile 2023). */
@@ -123,32 +237,40 @@ function cardRoot(details: Element): Element {
   return link ?? (details.parent && isTag(details.parent) ? details.parent : details);
 }
 
-function readPlaces(cards: Card[]): LocalPlace[] {
-  const places: LocalPlace[] = [];
+/** The places of the cards; `withPrice`: a web results page's pack, which keeps the price a card shows. */
+function readPlaces(cards: Card[], withPrice: boolean): LocalPackPlace[] {
+  const places: LocalPackPlace[] = [];
   for (const card of cards) {
-    const place = readCard(card, places.length + 1);
+    const place = readCard(card, places.length + 1, withPrice);
     if (place) places.push(place);
   }
   return places;
 }
 
 interface Line {
-  el: Element;
+  /** The line's element (undefined for a run of text between `<br>`s). */
+  el: Element | undefined;
   text: string;
   /** A description, service options or a review quote: never name, rating, address or hours. */
   extra: boolean;
 }
 
-function readCard({ root, details }: Card, position: number): LocalPlace | undefined {
-  const card = scan(root, CARD_PARTS);
-  const titleEl = card.first(CARD.title);
-  const title = text(titleEl);
-  if (!titleEl || !title) return undefined;
-  const place: LocalPlace = { position, title };
+function readCard(found: Card, position: number, withPrice: boolean): LocalPackPlace | undefined {
+  const card = scan(found.root, CARD_PARTS);
+  const titleEl = "details" in found ? card.first(CARD.title) : null;
+  const title = "details" in found ? text(titleEl) : found.title;
+  if (!title) return undefined;
+  const place: LocalPackPlace = { position, title };
 
-  const lines = cardLines(details, titleEl);
+  let lines = "details" in found ? cardLines(found.details, titleEl!) : found.lines;
+  // A hotel's nightly price has a line of its own, before the rating line.
+  const price = "hotel" in found && found.hotel ? lines.find((l) => PRICE.test(l.text))?.text : undefined;
+  if (price !== undefined) lines = lines.filter((l) => l.text !== price);
   const ratingAt = lines.findIndex(isRatingLine);
-  if (ratingAt >= 0) Object.assign(place, readRatingLine(lines[ratingAt]!.text));
+  const rated = ratingAt >= 0 ? readRatingLine(lines[ratingAt]!.text) : {};
+  const { price: level, ...ratingLine } = rated;
+  Object.assign(place, ratingLine);
+  if (withPrice && (price ?? level)) place.price = price ?? level;
 
   // The address line follows the rating line (or the name when there is no rating line).
   const addressLine = lines[ratingAt + 1];
@@ -163,7 +285,8 @@ function readCard({ root, details }: Card, position: number): LocalPlace | undef
   place.phone = findPhone(lines.filter((_, i) => i !== ratingAt)) ?? null;
   const hours = lines.find((l, i) => i !== ratingAt && !l.extra && isHours(l.text));
   if (hours) place.hours = hours.text.replace(/\s*([·⋅])\s*/g, " $1 ");
-  const website = websiteOf(card);
+  // A hotel card links only into the travel pages: it names no website.
+  const website = "hotel" in found && found.hotel ? undefined : websiteOf(card);
   if (website) place.website = website;
   return place;
 }
@@ -182,12 +305,12 @@ function cardLines(details: Element, titleEl: Element): Line[] {
 function isRatingLine(line: Line): boolean {
   if (RATING_LINE.test(line.text)) return true;
   const head = line.text.split(SEPARATOR)[0] ?? "";
-  return NO_REVIEWS.test(head) || first(CARD.ratingMarks, line.el) !== null;
+  return NO_REVIEWS.test(head) || (line.el !== undefined && first(CARD.ratingMarks, line.el) !== null);
 }
 
-function readRatingLine(line: string): Pick<LocalPlace, "rating" | "reviews" | "type"> {
+function readRatingLine(line: string): Pick<LocalPackPlace, "rating" | "reviews" | "type" | "price"> {
   const [head = "", ...rest] = line.split(SEPARATOR);
-  const out: Pick<LocalPlace, "rating" | "reviews" | "type"> = {};
+  const out: Pick<LocalPackPlace, "rating" | "reviews" | "type" | "price"> = {};
   const m = NO_REVIEWS.test(head) ? null : head.match(RATING);
   const rating = parseRating(m?.[1]);
   if (rating !== undefined) out.rating = rating;
@@ -195,6 +318,8 @@ function readRatingLine(line: string): Pick<LocalPlace, "rating" | "reviews" | "
   if (reviews !== undefined) out.reviews = reviews;
   const type = rest.find((p) => p && !PRICE.test(p));
   if (type) out.type = type;
+  const price = rest.find((p) => PRICE.test(p));
+  if (price) out.price = price;
   return out;
 }
 
@@ -239,7 +364,7 @@ function isExternal(url: string): boolean {
  * adds what follows the part already searched (what precedes it comes before the card), so only
  * the following siblings of that part are searched: each element once, however far the link is.
  */
-function moreLink(lastCard: Element): string | undefined {
+function moreLink(lastCard: Element, pattern: RegExp): string | undefined {
   let searched = lastCard;
   let level = 0;
   for (const scope of ancestors(lastCard)) {
@@ -248,7 +373,7 @@ function moreLink(lastCard: Element): string | undefined {
       if (!isTag(sibling)) continue;
       for (const a of all(MORE.link, [sibling])) {
         const href = attr(a, "href") ?? attr(a, "data-href") ?? "";
-        if (MORE.href.test(href) && text(a)) return targetUrl(href);
+        if (pattern.test(href) && text(a)) return targetUrl(href);
       }
     }
     searched = scope;

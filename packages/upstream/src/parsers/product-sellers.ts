@@ -17,9 +17,9 @@ import {
   parsePrice,
   scan,
   type Scan,
-  targetUrl,
   text,
 } from "../dom.js";
+import { placementLinks } from "./ad-links.js";
 
 interface SellerLayout {
   /** Names the layout: the page form and the year of the captures it was written from. */
@@ -79,6 +79,7 @@ const ROW_PARTS = new Map(
 /** Breakdown labels that name a shipping charge, in the interface languages the service asks for. */
 const SHIPPING_LABEL = /frete|envio|entrega|shipping|delivery|versand|livraison|env[ií]o|spedizione|verzending|доставка/i;
 const PERCENT = /(\d{1,3})\s*%/;
+const ENGINE_PAGE = /^https?:\/\/(?:www\.)?google\.[a-z.]+\//i;
 
 export function parseSellers(html: string): SellersBlocks {
   const doc = parseHtml(html);
@@ -136,8 +137,13 @@ function readRow(layout: SellerLayout, row: Element, columns: Columns): Omit<Sel
   if (!basePrice && !totalPrice) return undefined;
 
   const seller: Omit<Seller, "position"> = { name };
-  const link = targetUrl(attr(parts.first(layout.sellerLink), "href")) ?? targetUrl(attr(parts.first(layout.visitLink), "href"));
+  // The seller's link, else the row's "visit site" button; a page of the engine's own (the merchant's ratings) is no destination.
+  const named = placementLinks(attr(parts.first(layout.sellerLink), "href"));
+  const visit = placementLinks(attr(parts.first(layout.visitLink), "href"));
+  const link = named.link ?? (visit.link && !ENGINE_PAGE.test(visit.link) ? visit.link : undefined);
+  const tracking_link = named.tracking_link ?? visit.tracking_link;
   if (link) seller.link = link;
+  if (tracking_link) seller.tracking_link = tracking_link;
   if (basePrice) {
     seller.base_price = basePrice;
     seller.extracted_base_price = parsePrice(basePrice);

@@ -6,6 +6,7 @@
  */
 import type { ShoppingBlocks, ShoppingResult } from "@serp/shared";
 import { all, attr, first, hasClass, parsePrice, parseCount, parseRating, parseHtml, scan, targetUrl, text, type Element } from "../dom.js";
+import { placementLinks } from "./ad-links.js";
 
 /**
  * List view, 2021 (pt-BR captures): one `.sh-dlr__list-result` per product under "best match" and
@@ -82,7 +83,7 @@ function readListCard(card: Element): Fields | undefined {
     title,
     product_id: productId(productHref),
     product_link: productHref ? targetUrl(productHref) : undefined,
-    link: targetUrl(attr(merchant, "href") ?? (productHref ? undefined : titleHref)),
+    ...placementLinks(attr(merchant, "href") ?? (productHref ? undefined : titleHref)),
     source: text(merchant) || undefined,
     price,
     extracted_price: parsePrice(price),

@@ -4,9 +4,10 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { all, first, parseHtml, text } from "../../src/dom.js";
+import { removeElement } from "domutils";
+import { all, closest, first, parseHtml, text } from "../../src/dom.js";
 import { parseImages, parseNews, parseWebSearch } from "../../src/parsers/index.js";
-import { joinJsonChunks } from "../../src/parsers/web/index.js";
+import { extractWebSearch, joinJsonChunks } from "../../src/parsers/web/index.js";
 import { discussionSections } from "../../src/parsers/web/discussions.js";
 import { extractKnowledgeGraph } from "../../src/parsers/web/knowledge-graph.js";
 import { FIXTURES_DIR, fixturesAvailable } from "../fixtures-dir.js";
@@ -176,5 +177,150 @@ describeIfFixtures("the 2021 image grid", () => {
     for (const page of pagesIn("images")) {
       for (const i of parseImages(read(page)).images_results) expect(i.link ?? i.original).toBeTruthy();
     }
+  });
+});
+
+/** A page with every `class` attribute removed: what a rule still finds there, it finds by the page's structure. */
+const withoutClasses = (body: string) => body.replace(/\sclass=(?:"[^"]*"|'[^']*')/g, "");
+
+describeIfFixtures("answers of 'People also ask' served in scripts", () => {
+  const pages = [...pagesIn("web"), ...pagesIn("web-mobile")];
+  /** The raw page's `jsl.dh('<id>','<html>')` calls, decoded by a regex of the test's own. */
+  const servedHtml = (body: string) => {
+    const calls = new Map<string, string>();
+    for (const m of body.matchAll(/jsl\.dh\('([^']+)','((?:[^'\\]|\\.)*)'/g)) {
+      calls.set(m[1]!, m[2]!.replace(/\\x([0-9a-f]{2})|\\u([0-9a-f]{4})|\\(.)/gi, (_, x, u, c) => (x || u ? String.fromCharCode(parseInt(x ?? u, 16)) : c)));
+    }
+    return calls;
+  };
+  /** The title of the first result quoted in a pair's served answer (its slots filled in turn). */
+  const quotedTitle = (pairIds: string[], calls: Map<string, string>) => {
+    let html = "";
+    const todo = pairIds.filter((id) => calls.has(id));
+    for (const seen = new Set<string>(); todo.length; ) {
+      const id = todo.shift()!;
+      if (seen.has(id)) continue;
+      seen.add(id);
+      html += calls.get(id);
+      for (const m of calls.get(id)!.matchAll(/id="([^"]+)"/g)) if (calls.has(m[1]!)) todo.push(m[1]!);
+    }
+    const h3 = html.match(/<h3[^>]*>((?:(?!<\/h3>)[\s\S])*)<\/h3>/);
+    return h3 && text(parseHtml(h3[1]!));
+  };
+
+  test("on every page, each question whose served answer quotes a result gives that result's title and a link", () => {
+    let quoted = 0;
+    for (const page of pages) {
+      const body = read(page);
+      const calls = servedHtml(body);
+      if (calls.size === 0) continue;
+      const doc = parseHtml(body);
+      const questions = extractWebSearch(doc).related_questions ?? [];
+      for (const pair of all(".related-question-pair", doc)) {
+        const title = quotedTitle(all("[id]", pair).map((el) => el.attribs.id!), calls);
+        const question = questions.find((q) => q.question === (pair.attribs["data-q"] ?? text(first('[role="button"], [role="tab"]', pair))));
+        if (!title || !question) continue;
+        quoted++;
+        expect({ page, question: question.question, title: question.title }).toEqual({ page, question: question.question, title });
+        expect(question.link).toMatch(/^https?:\/\//);
+      }
+    }
+    // 2019, 2021–2026 desktop and 2023 mobile pages: not one page's markup.
+    expect(quoted).toBeGreaterThanOrEqual(50);
+  });
+
+  test("a page whose answers are only in its scripts gives the questions alone once the scripts are gone", () => {
+    for (const page of ["web/coffee-desktop-2023.html", "web-mobile/coffee-mobile-2023.html", "web/van-gogh-paintings-desktop-2019.html"]) {
+      const body = read(page);
+      expect((parseWebSearch(body).related_questions ?? []).filter((q) => q.link).length).toBeGreaterThan(0);
+      const stripped = parseWebSearch(body.replace(/<script\b[^>]*>[\s\S]*?<\/script>/g, "")).related_questions ?? [];
+      expect(stripped.length).toBeGreaterThan(0);
+      expect(stripped.filter((q) => q.snippet || q.link || q.list)).toEqual([]);
+    }
+  });
+});
+
+describeIfFixtures("the inline 'About' panel", () => {
+  const page = "web/tesla-manifesto-desktop-2025.html";
+  const expected = {
+    title: "Tesla",
+    description: expect.stringMatching(/^Tesla, Inc\. is an American multinational automotive and clean energy company\./),
+    source: { name: "Wikipedia", link: "https://en.wikipedia.org/wiki/Tesla,_Inc." },
+  };
+
+  test("is read from the page's structure (heading, cards, profile link), not its class names", () => {
+    expect(parseWebSearch(read(page)).knowledge_graph).toEqual(expected);
+    expect(parseWebSearch(withoutClasses(read(page))).knowledge_graph).toEqual(expected);
+  });
+
+  test("takes the entity's name from a heading in another language, and no description from a card that is a headline", () => {
+    const german = read(page).replace("<div>About Tesla</div>", "<div>Über Tesla</div>");
+    expect(parseWebSearch(german).knowledge_graph?.title).toBe("Tesla");
+    // Without its two describing cards ("From Wikipedia", "In their own words"), the first card is a
+    // news card (headline, snippet, site): no description is taken from it.
+    const doc = parseHtml(read(page));
+    const panel = closest(first('a[href*="tbm=ilp"]', doc)!, (el) => first('[role="listitem"]', el) !== null)!;
+    const cards = all('[role="listitem"]', panel);
+    expect(cards.length).toBeGreaterThanOrEqual(3);
+    cards.slice(0, 2).forEach(removeElement);
+    expect(extractKnowledgeGraph(doc)).toEqual({ title: "Tesla" });
+  });
+});
+
+describeIfFixtures("hotel and place packs", () => {
+  test("the hotel pack of desktop and mobile pages: every card with its price and rating, found without class names", () => {
+    for (const page of ["web/hotels-nyc-desktop-2023.html", "web-mobile/hotels-nyc-mobile-2023.html"]) {
+      const body = read(page);
+      // Cards: links into the travel pages that carry a star rating (their own markup differs per layout).
+      const doc = parseHtml(body);
+      const cards = all('a[href^="/travel/"], [data-url^="/travel/"]', doc).filter((a) => first('[role="img"][aria-label]', a));
+      const places = parseWebSearch(body).local_results?.places ?? [];
+      expect(places).toHaveLength(cards.length);
+      expect(cards.length).toBeGreaterThanOrEqual(3);
+      for (const [i, place] of places.entries()) {
+        expect(text(cards[i]!)).toContain(place.title);
+        expect(place.price).toMatch(/^\$\d+$/);
+        expect(place.rating).toBeGreaterThan(0);
+        expect(place.reviews).toBeGreaterThan(0);
+        expect(place).not.toHaveProperty("address");
+      }
+      expect(parseWebSearch(withoutClasses(body)).local_results?.places).toEqual(places);
+    }
+  });
+
+  test("the basic layout's Places block on every basic page: each place link with a name is a place, read without class names", () => {
+    let packs = 0;
+    for (const page of pagesIn("web-nojs")) {
+      const body = read(page);
+      const doc = parseHtml(body);
+      const names = [...new Set(all('a[href*="ludocid="] h3', doc).map((h) => text(h)))];
+      const places = parseWebSearch(body).local_results?.places ?? [];
+      expect({ page, titles: places.map((p) => p.title) }).toEqual({ page, titles: names });
+      if (!names.length) continue;
+      packs++;
+      for (const place of places) {
+        expect(place.rating).toBeGreaterThan(0);
+        expect(place.address).toBeTruthy();
+        expect(place.address).not.toMatch(/\d\.\d \(|·/);
+      }
+      expect(parseWebSearch(withoutClasses(body)).local_results?.places).toEqual(places);
+    }
+    expect(packs).toBe(2);
+  });
+
+  test("a page with a classic local pack reads it as before: every place is one of its business cards", () => {
+    let pages = 0;
+    for (const page of [...pagesIn("web"), ...pagesIn("web-mobile")]) {
+      const body = read(page);
+      if (!body.includes("rllt__details")) continue;
+      pages++;
+      const doc = parseHtml(body);
+      // A card: its details block, with the name beside it in 2019 tiles (the tile holds both).
+      const cards = all(".rllt__details", doc).map((d) => text(closest(d, (el) => /\b(?:VkpGBb|rllt__tile-content)\b/.test(el.attribs.class ?? "")) ?? d));
+      const places = extractWebSearch(doc).local_results?.places ?? [];
+      expect(places.length).toBeGreaterThan(0);
+      for (const p of places) expect({ page, title: p.title, inCard: cards.some((c) => c.includes(p.title)) }).toEqual({ page, title: p.title, inCard: true });
+    }
+    expect(pages).toBeGreaterThanOrEqual(8);
   });
 });

@@ -121,6 +121,8 @@ describeCaptured("parseLocal on captured pages with a local pack", () => {
     "web-mobile/coffee-mobile-2023.html",
     "web-mobile/lacoste-mobile-android-it-2019.html",
     "web-mobile/plombier-nantes-mobile-fr-2018.html",
+    "web-nojs/coffee-nojs-2023.html",
+    "web-nojs/hotels-nyc-nojs-2023.html",
   ];
 
   test.each(pages)("%s: three places, numbered, with only SPEC fields and a phone or null", (page) => {
@@ -160,6 +162,13 @@ describeCaptured("parseLocal on captured pages with a local pack", () => {
     expect(more("web-mobile/plombier-nantes-mobile-fr-2018.html")).toBe(
       "https://www.google.com/search?client=ubuntu&hs=ExG&q=plombier&ibp=gwp%3B0,6&rflfq=1&num=10",
     );
+  });
+
+  test("keeps the price a card shows in a web page's pack only (a price level, a hotel's nightly price)", () => {
+    const pack = (page: string) => extractLocalPack(parseHtml(captured(page)))?.places ?? [];
+    expect(pack("web-nojs/coffee-nojs-2023.html").map((p) => p.price)).toEqual([undefined, "$$", undefined]);
+    expect(pack("web/hotels-nyc-desktop-2023.html").map((p) => p.price)).toEqual(["$152", "$116", "$121"]);
+    expect(parseLocal(captured("web-nojs/coffee-nojs-2023.html")).local_results.map((p) => "price" in p)).toEqual([false, false, false]);
   });
 
   test("finds no pack in a single-place knowledge panel", () => {

@@ -37,6 +37,7 @@ describe("parseSellers on hand-written pages", () => {
       position: 2,
       name: "Loja Dois",
       link: "https://loja-dois.example/p/123",
+      tracking_link: "https://www.google.com/aclk?sa=L&ai=abc&adurl=https://loja-dois.example/p/123",
       base_price: "R$ 1.249,00",
       extracted_base_price: 1249,
       total_price: "R$ 1.249,00",
@@ -121,7 +122,10 @@ describeIfCaptured("parseSellers on the captured online-sellers list", () => {
     expect(sellers.map((s) => s.position)).toEqual(sellers.map((_, i) => i + 1));
   });
 
-  test("keeps the click-through link when the page holds no direct target", () => {
-    expect(sellers[0]?.link).toMatch(/^https:\/\/www\.google\.com\/aclk\?/);
+  test("keeps the click redirect as tracking_link, never as link, when the page holds no destination (adurl= empty)", () => {
+    for (const seller of sellers) {
+      expect(seller).not.toHaveProperty("link");
+      expect(seller.tracking_link).toMatch(/^https:\/\/www\.google\.com\/aclk\?.*&adurl=$/);
+    }
   });
 });

@@ -48,6 +48,7 @@ describe("parseShopping on the 2021 list view (hand-written edge cases)", () => 
       position: 2,
       title: "Geladeira Compacta 120 L",
       link: "https://www.outra.example/p/99",
+      tracking_link: "https://www.google.com/aclk?sa=L&ai=AAA&adurl=https://www.outra.example/p/99",
       price: "R$ 899,00",
       extracted_price: 899,
       snippet: "Geladeira compacta ideal para escritórios e quartos ...",

@@ -5,6 +5,7 @@
  */
 import type { AdResult, Link } from "@serp/shared";
 import { type Document, type Element, type Scan, attr, landmarks, scan, text, targetUrl } from "../../dom.js";
+import { AD_CLICK, adDestination } from "../ad-links.js";
 import { compareDocumentPosition } from "domutils";
 import { isTag } from "domhandler";
 
@@ -31,8 +32,6 @@ const AD_PARTS = [AD.title, AD.link, AD.displayedLink, AD.description, AD.source
  * before `b` (a const enum, unreadable under isolatedModules).
  */
 const PRECEDING = 2;
-
-const AD_CLICK = /^(?:https?:)?\/\/(?:www\.)?(?:google\.[a-z.]+|googleadservices\.com)\/(?:pagead\/)?aclk\?|^\/aclk\?/i;
 
 export interface AdPlacement {
   /** Ad blocks above the results. */
@@ -83,9 +82,10 @@ function readAd(unit: Element, block_position: AdResult["block_position"], posit
   const title = withoutBidiMarks(text(heading));
   const href = attr(anchor, "href");
   const tracking = attr(anchor, "data-rw") ?? (AD_CLICK.test(href ?? "") ? href : undefined) ?? firstClickLink(found);
-  const link = advertiserUrl(anchor) ?? targetUrl(href);
-  if (!title || !link) return undefined;
-  const ad: AdResult = { position, block_position, title, link };
+  // Never the click redirect as `link`: without a destination the ad has only its tracking link.
+  const link = advertiserUrl(anchor) ?? adDestination(tracking);
+  if (!title || (!link && !tracking)) return undefined;
+  const ad: AdResult = { position, block_position, title, ...(link ? { link } : {}) };
   const displayedLinks = found.all(AD.displayedLink);
   const displayed = text(displayedLinks.find((el) => isInside(el, anchor)) ?? displayedLinks[0]);
   if (displayed) ad.displayed_link = displayed;
@@ -107,13 +107,13 @@ function readAd(unit: Element, block_position: AdResult["block_position"], posit
  * Where the ad leads: the link itself when it points at the advertiser, the redirect's `adurl`,
  * or, when the redirect hides the target (basic pages, some 2019 ads), the advertiser's site the
  * page names for preconnecting (`data-pcu`, `data-preconnect-urls`). Call-only ads have none of
- * these: their link stays the click URL.
+ * these: they keep only their tracking link.
  */
 function advertiserUrl(anchor: Element): string | undefined {
   const href = attr(anchor, "href");
   if (href && !AD_CLICK.test(href)) return targetUrl(href);
-  const adurl = targetUrl(href);
-  if (adurl && !AD_CLICK.test(adurl)) return adurl;
+  const adurl = adDestination(href);
+  if (adurl) return adurl;
   const site = (attr(anchor, "data-pcu") ?? attr(anchor, "data-preconnect-urls"))?.split(",")[0];
   return site && /^https?:\/\//i.test(site) ? site : undefined;
 }

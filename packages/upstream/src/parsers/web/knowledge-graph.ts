@@ -10,6 +10,9 @@
  * Fields: the subtitle as `type` (for places the line after the rating, for businesses the one-line
  * summary; a product's rating line is not a type), the description and the site it quotes
  * (`source`), the official site, and the `Label: value` fact rows as snake_case attributes.
+ *
+ * Pages without that title show the entity elsewhere: the basic layout's panel block (`basicPanel`)
+ * and the inline "About" panel of 2025 (`aboutPanel`).
  */
 import type { KnowledgeGraph } from "@serp/shared";
 import { isTag } from "domhandler";
@@ -83,7 +86,7 @@ const pageParts = new Map(PANEL_PARTS.map((part) => [part, landmarks(part)]));
 export function extractKnowledgeGraph(doc: Document): KnowledgeGraph | undefined {
   const titleEl = panelTitle(doc);
   const title = titleEl && text(titleEl);
-  if (!titleEl || !title) return basicPanel(doc);
+  if (!titleEl || !title) return basicPanel(doc) ?? aboutPanel(doc);
   const scopes = panelScopes(titleEl, doc);
   const scans = scansOf(scopes, PANEL_PARTS, (part) => pageParts.get(part)!(doc));
   const graph: KnowledgeGraph = { title };
@@ -297,4 +300,53 @@ function titledAsPanel(titleEl: Element): boolean {
 function isInside(el: Element, ancestor: Element): boolean {
   for (let node = el.parent; node; node = node.parent) if (node === ancestor) return true;
   return false;
+}
+
+/**
+ * The inline "About <entity>" panel (2025 desktop, web/tesla-manifesto-desktop-2025): a block in the
+ * results column headed "About Tesla" (`role=heading`, level 2), a carousel of cards
+ * (`role=listitem`) about the entity, and a "More about Tesla" link to the entity's profile page
+ * (`tbm=ilp`), which is how the panel is found. The first card, when it describes the entity (its
+ * description comes before its label, "From Wikipedia", where a news card starts with its headline),
+ * gives the description and its source (the card's link and site name). Each card's link names its
+ * parts in `aria-labelledby` (the page sometimes runs two ids together, so ids are matched as text).
+ */
+const ABOUT = {
+  profileLink: 'a[href*="tbm=ilp"]',
+  heading: '[role="heading"][aria-level="2"]',
+  card: '[role="listitem"]',
+  cardLink: "a[href][aria-labelledby]",
+  /** How far above the profile link the panel's head may be. */
+  maxClimb: 4,
+  /** "About Tesla" in the page's language: the words before the entity's name. */
+  lead: /^(?:about|über|à propos de|a propos de|acerca de|sobre|informazioni su|over|om|o|о)\s+(?=\S)/iu,
+} as const;
+
+const profileLink = landmark({ tags: ["a"], selector: ABOUT.profileLink });
+
+function aboutPanel(doc: Document): KnowledgeGraph | undefined {
+  const link = profileLink(doc);
+  if (!link) return undefined;
+  let panel: Element | undefined = link;
+  let heading: Element | null = null;
+  for (let level = 0; panel && !heading && level < ABOUT.maxClimb; level++) {
+    panel = parentElement(panel);
+    heading = panel ? first(ABOUT.heading, panel) : null;
+  }
+  const title = text(heading).replace(ABOUT.lead, "");
+  if (!panel || !title) return undefined;
+  const graph: KnowledgeGraph = { title };
+  const card = first(ABOUT.card, panel);
+  const anchor = card && first(ABOUT.cardLink, card);
+  if (!card || !anchor) return graph;
+  const labelledBy = attr(anchor, "aria-labelledby")!;
+  const parts = all("[id]", card).filter((el) => labelledBy.includes(el.attribs.id!) && text(el));
+  const [lead, ...rest] = parts;
+  const source = rest[rest.length - 1];
+  if (!lead || !source || lead.attribs.role === "heading" || !rest.some((el) => el.attribs.role === "heading")) return graph;
+  graph.description = text(lead).replace(/\s*(?:\.\.\.|…)$/, "");
+  const name = text(source);
+  const sourceLink = targetUrl(attr(anchor, "href"));
+  graph.source = sourceLink ? { name, link: sourceLink } : { name };
+  return graph;
 }

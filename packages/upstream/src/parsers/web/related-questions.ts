@@ -2,9 +2,11 @@
  * "People also ask" → `related_questions`. Two families of layout:
  *
  * - full pages (desktop and mobile, 2019–2026): one `.related-question-pair` per question inside a
- *   `.cUnQKe` list. The answer is in the DOM only when the page was saved after rendering (a browser
- *   dump, a sanitized DOM); raw responses fill it in later by script, so they give the question alone.
- *   2021–2023 pairs also carry a hidden "Search for: <question>" line, never read here;
+ *   `.cUnQKe` list. A page saved after rendering (a browser dump, a sanitized DOM) holds the answer in
+ *   the pair; a raw response (2021–2026) serves it in a script that fills the pair's empty answer pane
+ *   on load (`jsl.dh`, see `deferredHtml`), and it is read from there. Only a page that carries the
+ *   answer nowhere (2019 raw pages, SingleFile snapshots taken before a question was opened) gives the
+ *   question alone. 2021–2023 pairs also carry a hidden "Search for: <question>" line, never read here;
  * - basic HTML (`gbv=1`): a `span.C7GS5b` question followed by a `div` holding the answer card
  *   (`.yStFkb`), always expanded since that page has no script.
  *
@@ -13,19 +15,23 @@
  */
 import type { RelatedQuestion } from "@serp/shared";
 import { isTag } from "domhandler";
+import { appendChild } from "domutils";
 import {
   all,
   attr,
+  deferredHtml,
   first,
   hasClass,
   hiddenByMarkup,
   landmark,
   landmarks,
+  parseFragment,
   scan,
   targetUrl,
   text,
   textOf,
   textWithout,
+  type AnyNode,
   type Document,
   type Element,
   type Scan,
@@ -39,8 +45,8 @@ const FULL = {
   listClass: "cUnQKe",
   /** The clickable question row: `role=button` (2021–2026), `role=tab` (2019). */
   question: '[role="button"], [role="tab"]',
-  /** Featured-snippet text (2021–2026) and its date. */
-  snippetBox: '[data-attrid="wa:/description"]',
+  /** Featured-snippet text (`.LGOjhe`, marked `wa:/description` since 2021) and its date. */
+  snippetBox: '[data-attrid="wa:/description"], .LGOjhe',
   snippetText: ".hgKElc",
   date: ".kX21rb, .Od5Jsd",
   dateClass: "kX21rb",
@@ -48,14 +54,20 @@ const FULL = {
   listBox: ".di3YZe",
   listHeading: '[role="heading"]',
   listItem: "li",
-  /** The quoted result: the anchor around its `h3` title. */
-  resultLink: "a[href]:has(> h3)",
+  /** The quoted result: the anchor around its `h3` title (desktop), or inside it (mobile 2023). */
+  resultLink: "a[href]:has(> h3), h3 > a[href]",
   resultTitle: "h3",
   displayedLink: "cite",
 } as const;
 
 /** What a pair is read from, found in one scan of the pair. */
 const PAIR_PARTS = [FULL.question, FULL.snippetBox, FULL.listBox, FULL.date, FULL.resultLink, FULL.displayedLink];
+/** What an answer served apart from its pair is read from. */
+const ANSWER_PARTS = PAIR_PARTS.slice(1);
+/** Empty elements that deferred HTML may fill: the pair's answer pane and the slots inside what fills it. */
+const SLOT = "[id]:empty";
+/** How deep deferred HTML nests (pane → slots → card parts: 3 levels in 2021–2026 pages). */
+const MAX_NESTING = 4;
 
 /** Basic HTML (`gbv=1`). */
 const BASIC = {
@@ -86,7 +98,7 @@ const SAVED_HIDDEN = "sf-hidden";
 export function extractRelatedQuestions(doc: Document): RelatedQuestion[] {
   const found = firstQuestion(doc);
   if (!found) return [];
-  return hasClass(found, FULL.pairClass) ? readFull(everyPair(doc)) : readBasic(found);
+  return hasClass(found, FULL.pairClass) ? readFull(everyPair(doc), doc) : readBasic(found);
 }
 
 /**
@@ -94,16 +106,45 @@ export function extractRelatedQuestions(doc: Document): RelatedQuestion[] {
  * opened holds the questions they loaded (web/something-desktop-singlefile-2025: 9 in the first list);
  * pairs the saved page did not display are left out.
  */
-function readFull(pairs: readonly Element[]): RelatedQuestion[] {
+function readFull(pairs: readonly Element[], doc: Document): RelatedQuestion[] {
   const questions: RelatedQuestion[] = [];
+  let deferred: ((id: string) => string | undefined) | undefined;
   for (const pair of pairs) {
     if (isHidden(pair)) continue;
     const found = scan(pair, PAIR_PARTS);
     const question = found.textOf(FULL.question) ?? attr(first("[data-q]", [pair]), "data-q")?.trim();
     if (!question || questions.some((q) => q.question === question)) continue;
-    questions.push({ question, ...fullAnswer(found) });
+    let answer = fullAnswer(found);
+    if (!answer.snippet && !answer.list && !answer.link) {
+      const served = servedAnswer(pair, (deferred ??= deferredHtml(doc)));
+      if (served.length) answer = fullAnswer(scan(served, ANSWER_PARTS));
+    }
+    questions.push({ question, ...answer });
   }
   return questions;
+}
+
+/**
+ * The answer a raw page serves for a pair in its scripts: the HTML filling each empty slot of the
+ * pair, and the slots inside that HTML, filled in turn. Parsed apart, never joined to the page.
+ */
+function servedAnswer(pair: Element, html: (id: string) => string | undefined): AnyNode[] {
+  const fill = (slots: readonly Element[], depth: number): AnyNode[] => {
+    const filled: AnyNode[] = [];
+    for (const slot of slots) {
+      const content = html(slot.attribs.id!);
+      if (content === undefined) continue;
+      const nodes = parseFragment(content);
+      if (depth < MAX_NESTING) {
+        for (const inner of all(SLOT, nodes)) {
+          for (const node of fill([inner], depth + 1)) appendChild(inner, node);
+        }
+      }
+      filled.push(...nodes);
+    }
+    return filled;
+  };
+  return fill(all(SLOT, pair), 1);
 }
 
 /** Not displayed when the page was saved: marked so by the page or the saving tool, up to the list. */
@@ -131,7 +172,10 @@ function fullAnswer(pair: Scan): Answer {
   }
   const date = pair.textOf(FULL.date);
   if (date && (snippetBox || listBox)) answer.date = date;
-  Object.assign(answer, quotedResult(pair.first(FULL.resultLink), FULL.resultTitle, pair.first(FULL.displayedLink)));
+  const anchor = pair.first(FULL.resultLink);
+  // A mobile title is the anchor itself, inside its `h3`.
+  const titleSel = anchor?.parent && isTag(anchor.parent) && anchor.parent.name === "h3" ? "*" : FULL.resultTitle;
+  Object.assign(answer, quotedResult(anchor, titleSel, pair.first(FULL.displayedLink)));
   return answer;
 }
 
@@ -177,7 +221,7 @@ function nextElement(el: Element): Element | null {
 function quotedResult(anchor: Element | null, titleSel: string, displayedEl: Element | null): Answer {
   const link = targetUrl(attr(anchor, "href"));
   if (!anchor || !link) return {};
-  const title = textOf(titleSel, anchor);
+  const title = titleSel === "*" ? text(anchor) || undefined : textOf(titleSel, anchor);
   const out: Answer = title ? { title, link } : { link };
   const displayed = text(displayedEl);
   if (displayed) out.displayed_link = displayed;

@@ -1,0 +1,130 @@
+/**
+ * The upstream page each completed job was parsed from, kept compressed for a while
+ * (RAW_HTML_RETENTION_SECONDS, default an hour; 0 keeps none): its owner reads it (GET
+ * /v1/jobs/{id}/html, the compatibility endpoint's `raw_html_file` and `output=html`), and an
+ * operator re-parses recent traffic with today's parsers before shipping a parser fix
+ * (`npm run cli -- reparse`).
+ *
+ * Brotli at quality 2, on libuv's thread pool (never on the event loop): result pages carry inline
+ * images that hardly compress, so every quality lands near 3.3–3.9×, and quality 2 costs about a
+ * third of quality 5's CPU (measured: bench/raw-pages.ts). The stored bytes are served as they are
+ * to a client that accepts `br`.
+ */
+import { promisify } from "node:util";
+import { brotliCompress, brotliDecompress, constants } from "node:zlib";
+import type { Redis } from "ioredis";
+import type { Endpoint } from "@serp/shared";
+import type { KeySpace } from "./keys.js";
+
+const compress = promisify(brotliCompress);
+const decompress = promisify(brotliDecompress);
+
+export const DEFAULT_RAW_HTML_RETENTION_SECONDS = 3600;
+/** The Content-Encoding of the stored bytes. */
+export const RAW_PAGE_ENCODING = "br";
+const BROTLI_QUALITY = 2;
+
+/** A page as the upstream sent it. */
+export interface UpstreamPageText {
+  body: string;
+  contentType?: string;
+}
+
+/** A kept page, still compressed. */
+export interface KeptPage {
+  jobId: string;
+  endpoint: Endpoint;
+  contentType: string;
+  /** When it was kept (ms since the epoch). */
+  keptAt: number;
+  /** Its size as received (UTF-8 bytes). */
+  bytes: number;
+  /** The page, brotli-compressed (RAW_PAGE_ENCODING). */
+  data: Buffer;
+}
+
+/** What a page takes once kept. */
+export interface KeptSize {
+  bytes: number;
+  compressedBytes: number;
+}
+
+export function defaultContentType(endpoint: Endpoint): string {
+  return endpoint === "web-autocomplete" ? "application/json; charset=utf-8" : "text/html; charset=utf-8";
+}
+
+export function compressPage(body: string): Promise<Buffer> {
+  const raw = Buffer.from(body, "utf8");
+  return compress(raw, {
+    params: {
+      [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
+      [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+      [constants.BROTLI_PARAM_SIZE_HINT]: raw.length,
+    },
+  });
+}
+
+export async function decompressPage(data: Buffer): Promise<string> {
+  return (await decompress(data)).toString("utf8");
+}
+
+export class RawPageStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: KeySpace,
+    /** Seconds a page is kept; 0 keeps none. */
+    readonly retentionSeconds: number = DEFAULT_RAW_HTML_RETENTION_SECONDS,
+  ) {}
+
+  get enabled(): boolean {
+    return this.retentionSeconds > 0;
+  }
+
+  /**
+   * Compresses and stores a job's page with its retention, and indexes it by time for `reparse`
+   * (the index forgets what has expired as it goes). Nothing when pages are not kept.
+   */
+  async keep(jobId: string, endpoint: Endpoint, page: UpstreamPageText, now = Date.now()): Promise<KeptSize | undefined> {
+    if (!this.enabled) return undefined;
+    const data = await compressPage(page.body);
+    const bytes = Buffer.byteLength(page.body, "utf8");
+    const key = this.keys.rawPage(jobId);
+    const index = this.keys.rawPages();
+    const replies = await this.redis
+      .multi()
+      .hset(key, { data, endpoint, type: page.contentType ?? defaultContentType(endpoint), bytes: String(bytes), at: String(now) })
+      .expire(key, this.retentionSeconds)
+      .zadd(index, now, jobId)
+      .zremrangebyscore(index, "-inf", `(${now - this.retentionSeconds * 1000}`)
+      .expire(index, this.retentionSeconds)
+      .exec();
+    const failed = replies?.find(([err]) => err)?.[0];
+    if (failed) throw failed;
+    return { bytes, compressedBytes: data.length };
+  }
+
+  /** The page still compressed (served as is to a client that accepts `br`); null when none is kept. */
+  async compressed(jobId: string): Promise<KeptPage | null> {
+    const h = await this.redis.hgetallBuffer(this.keys.rawPage(jobId));
+    if (!h.data) return null;
+    return {
+      jobId,
+      endpoint: h.endpoint!.toString() as Endpoint,
+      contentType: h.type?.toString() || "text/html; charset=utf-8",
+      keptAt: Number(h.at?.toString() ?? 0),
+      bytes: Number(h.bytes?.toString() ?? 0),
+      data: h.data,
+    };
+  }
+
+  /** The page as received; null when none is kept. */
+  async read(jobId: string): Promise<(KeptPage & { body: string }) | null> {
+    const page = await this.compressed(jobId);
+    return page ? { ...page, body: await decompressPage(page.data) } : null;
+  }
+
+  /** Ids of the jobs whose page was kept at or after `fromMs`, oldest first. */
+  async since(fromMs: number): Promise<string[]> {
+    return this.redis.zrangebyscore(this.keys.rawPages(), fromMs, "+inf");
+  }
+}
