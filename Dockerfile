@@ -55,6 +55,8 @@ await build({
 EOF
 # The shipped fetch profile table is data read at run time, beside the bundles (profile-source.ts).
 RUN cp packages/upstream/profiles.json dist/profiles.json
+# The SQL migrations the apps run at start (packages/store/src/pg/pool.ts finds them beside the bundles).
+RUN cp -r packages/store/migrations dist/migrations
 
 # --- production dependencies only, flat -----------------------------------------------------------
 FROM fetch AS prod-deps

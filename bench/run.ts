@@ -30,7 +30,7 @@ async function run(file: string): Promise<Row[]> {
 
 const rows: Row[] = [];
 const steal = hostSteal();
-for (const file of ["submissions.ts", "live-latency.ts", "worker-throughput.ts", "extraction.ts", "memory.ts", "transports.ts", "browser.ts"]) {
+for (const file of ["submissions.ts", "live-latency.ts", "worker-throughput.ts", "extraction.ts", "memory.ts", "transports.ts", "browser.ts", "cache.ts", "raw-pages.ts", "archive.ts"]) {
   console.log(`\n== bench/${file}`);
   rows.push(...(await run(file)));
 }
@@ -101,6 +101,25 @@ What each one measures:
    context and an idle page between requests took a page from ~1,050 ms and ~1.9 CPU-s to ~400 ms and
    ~0.6 CPU-s (a new context and renderer alone cost ~330 ms and ~0.6 CPU-s); no GPU process saved
    about 12% of the browser's CPU. Past one page at a time the two cores are saturated.
+8. **Result cache** (\`bench/cache.ts\`): \`/search.json\` through real API and worker processes, one
+   request at a time on a kept-alive connection, alternating a search answered from the cache (the
+   API alone: look-up, the job created completed and billed in one Redis script, the envelope) with
+   a live miss (a query not seen before: look-up, queue, the worker's claim, fetch, parse, fill),
+   both on the same captured page: latency p50/p99. Then Redis \`MEMORY USAGE\` of a cache entry
+   (the result's blocks gzipped, with its fetch time, source job and upstream URL) for every captured
+   web results page vs the size of its result JSON.
+9. **Raw pages** (\`bench/raw-pages.ts\`): every captured page kept as a worker keeps it (brotli at
+   quality 2, one MULTI), then Redis \`MEMORY USAGE\` of its key vs the page's size as received: the
+   bytes kept per job for RAW_HTML_RETENTION_SECONDS. Then the compression per page on libuv's pool,
+   quality 2 (kept) against quality 5, alternating page by page. Pages carry inline images that
+   hardly compress, so every quality lands near 3.5–4×; quality 2 costs well under half of quality 5.
+   The worker compresses while the job settles, off the live answer's path (row 2 runs with it on).
+10. **Job archive** (\`bench/archive.ts\`, needs PostgreSQL): completed web-search jobs, archived by the
+   ledger drainer with their settlement; the hot window's end is brought forward with a PEXPIRE (as
+   JOB_HOT_SECONDS after completion would end it). Redis memory per job after it (EXISTS first, then
+   \`MEMORY USAGE\`: nothing of the result may be left) vs while hot; PostgreSQL's
+   \`pg_column_size\` of the archived record (JSONB, TOAST-compressed) vs the result JSON; and
+   \`GET /v1/jobs/{id}\` over real HTTP on a kept-alive connection, p50/p99, archived vs hot.
 `;
 const out = resolve(dirname(fileURLToPath(import.meta.url)), "../docs/BENCHMARKS.md");
 mkdirSync(dirname(out), { recursive: true });

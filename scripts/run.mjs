@@ -3,12 +3,14 @@
  * The two commands of the README, on a machine with only Node and npm:
  *   npm start  → installs dependencies if needed (and Debian's chromium for the browser transport
  *                when no remote browser is configured), starts a private redis-server when
- *                REDIS_URL is unset, then the API and workers for all three queues, and supervises
+ *                REDIS_URL is unset and a private PostgreSQL (.pg-data/) when DATABASE_URL is
+ *                unset (scripts/postgres-keeper.mjs, stopped last like Redis), then the API and workers for all three queues, and supervises
  *                them: a crashed API or worker is restarted with back-off (scripts/supervise.mjs);
  *                Ctrl-C, SIGTERM or SIGHUP (or npm going away) stops the apps, then Redis; a second
  *                Ctrl-C kills them at once.
  *   npm test   → installs dependencies (and chromium) if needed, type-checks, starts a private
- *                redis-server (unless TEST_REDIS_URL is given) and runs every test.
+ *                redis-server (unless TEST_REDIS_URL is given) and a private PostgreSQL (unless
+ *                TEST_DATABASE_URL is given; as DATABASE_URL for jest) and runs every test.
  * Uses only Node's standard library, since it runs before dependencies exist.
  */
 import { spawn, spawnSync } from "node:child_process";
@@ -18,6 +20,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { ensureChromium } from "./chromium.mjs";
 import { DEFAULT_DATA_DIR, freePort, spawnRedis } from "./redis.mjs";
+import { DEFAULT_DATA_DIR as DEFAULT_PG_DATA_DIR, startPostgres } from "./postgres.mjs";
 import { Supervised, watchParent } from "./supervise.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -52,11 +55,12 @@ function msFrom(env, name, fallback) {
 }
 
 /**
- * The private Redis, held by scripts/redis-keeper.mjs in a session of its own, so that a terminal's
- * Ctrl-C does not reach it and it stops after the apps, even when this process is killed.
+ * The private Redis (or PostgreSQL), held by scripts/redis-keeper.mjs (postgres-keeper.mjs) in a
+ * session of its own, so that a terminal's Ctrl-C does not reach it and it stops after the apps,
+ * even when this process is killed.
  */
-function startKeeper(dir, appsGraceMs) {
-  const child = spawn(process.execPath, [join(root, "scripts/redis-keeper.mjs"), dir, String(appsGraceMs)], {
+function startKeeper(dir, appsGraceMs, script = "scripts/redis-keeper.mjs") {
+  const child = spawn(process.execPath, [join(root, script), dir, String(appsGraceMs)], {
     cwd: root,
     stdio: ["ignore", "inherit", "inherit", "ipc"],
     detached: true,
@@ -68,7 +72,7 @@ function startKeeper(dir, appsGraceMs) {
   };
   return new Promise((ok, fail) => {
     child.once("message", (msg) => (msg.url ? ok({ url: msg.url, child, stop }) : fail(new Error(msg.error))));
-    child.once("exit", (code) => fail(new Error(`the redis keeper exited (${code}) before redis-server answered`)));
+    child.once("exit", (code) => fail(new Error(`${script} exited (${code}) before its server answered`)));
   });
 }
 
@@ -88,13 +92,26 @@ async function start() {
     env.REDIS_URL = keeper.url;
     say(`REDIS_URL is not set: started a private redis-server at ${keeper.url} (data in ${dataDir}; npm run cli finds it there)`);
   }
+  let pgKeeper;
+  if (!env.DATABASE_URL) {
+    const dataDir = env.PG_DATA_DIR || DEFAULT_PG_DATA_DIR;
+    pgKeeper = await startKeeper(resolve(root, dataDir), Math.max(grace.api, grace.worker) + 5_000, "scripts/postgres-keeper.mjs").catch(async (err) => {
+      await keeper?.stop();
+      throw err;
+    });
+    env.DATABASE_URL = pgKeeper.url;
+    say(`DATABASE_URL is not set: started a private PostgreSQL at ${pgKeeper.url} (data in ${dataDir}; npm run cli finds it there)`);
+  }
+  const keepers = [keeper, pgKeeper].filter(Boolean);
   // Each app in a process group of its own: a terminal's Ctrl-C reaches this process only, which
   // stops them once (a second signal would force them). The guard stops them if this process dies.
   const node = [process.execPath, "--import", pathToFileURL(join(root, "scripts/parent-guard.mjs")).href, "--import", "tsx"];
   const spawnApp = (file, appEnv) => () => spawn(node[0], [...node.slice(1), file], { stdio: "inherit", cwd: root, env: appEnv, detached: true });
   const apps = [];
   // The keeper waits for these before it stops Redis, even if this process is killed.
-  const tellKeeper = () => keeper?.child.connected && keeper.child.send({ apps: apps.map((a) => a.pid).filter(Boolean) });
+  const tellKeeper = () => {
+    for (const k of keepers) if (k.child.connected) k.child.send({ apps: apps.map((a) => a.pid).filter(Boolean) });
+  };
   const options = { say, onStart: tellKeeper };
   apps.push(
     new Supervised("api", spawnApp("apps/api/src/index.ts", env), options),
@@ -107,13 +124,14 @@ async function start() {
     if (stopping) {
       say(`${why} again: killing the API and worker now`);
       await Promise.all(apps.map((a) => a.kill()));
-      await keeper?.stop();
+      await Promise.all(keepers.map((k) => k.stop()));
       process.exit(1);
     }
     stopping = true;
-    say(`${why}: stopping the API and worker${keeper ? ", then redis-server" : ""} (again to force)`);
+    const servers = [keeper && "redis-server", pgKeeper && "PostgreSQL"].filter(Boolean).join(" and ");
+    say(`${why}: stopping the API and worker${servers ? `, then ${servers}` : ""} (again to force)`);
     await Promise.all(apps.map((a) => a.stop("SIGTERM", grace[a.name])));
-    await keeper?.stop();
+    await Promise.all(keepers.map((k) => k.stop()));
     say("stopped");
     process.exit(0);
   };
@@ -136,17 +154,42 @@ async function test(args) {
     env.REDIS_URL = redis.url;
     say(`tests use a private redis-server at ${redis.url}`);
   }
+  const pg = await privatePostgres(env, "TEST_DATABASE_URL", "serp-test-pg-");
+  if (pg) say(`tests use a private PostgreSQL at ${pg.url}`);
   const r = spawnSync(
     process.execPath,
     ["--experimental-vm-modules", "--no-warnings=ExperimentalWarning", "node_modules/jest/bin/jest.js", ...args],
     { stdio: "inherit", cwd: root, env },
   );
+  await pg?.stop();
   redis?.child.kill("SIGTERM");
   if (dir) rmSync(dir, { recursive: true, force: true });
   process.exit(r.status ?? 1);
 }
 
-/** `npm run bench`: every benchmark, on a private Redis unless REDIS_URL is set. */
+/**
+ * A private PostgreSQL for one run in a temporary folder (no fsync: thrown away after), unless
+ * `given` names a DATABASE_URL to use; sets env.DATABASE_URL either way. Its `stop()` also removes
+ * the folder.
+ */
+async function privatePostgres(env, given, tmpPrefix) {
+  if (env[given]) {
+    env.DATABASE_URL = env[given];
+    return undefined;
+  }
+  const pgDir = mkdtempSync(join(tmpdir(), tmpPrefix));
+  const pg = await startPostgres(pgDir, { fast: true });
+  env.DATABASE_URL = pg.url;
+  return {
+    url: pg.url,
+    stop: async () => {
+      await pg.stop();
+      rmSync(pgDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** `npm run bench`: every benchmark, on a private Redis unless REDIS_URL is set, and a private PostgreSQL unless DATABASE_URL is. */
 async function bench(args) {
   ensureDependencies();
   const env = { ...process.env };
@@ -157,7 +200,9 @@ async function bench(args) {
     redis = await startRedis(dir);
     env.REDIS_URL = redis.url;
   }
+  const pg = await privatePostgres(env, "DATABASE_URL", "serp-bench-pg-");
   const r = spawnSync(process.execPath, ["--import", "tsx", args[0] ?? "bench/run.ts"], { stdio: "inherit", cwd: root, env });
+  await pg?.stop();
   redis?.child.kill("SIGTERM");
   if (dir) rmSync(dir, { recursive: true, force: true });
   process.exit(r.status ?? 1);

@@ -60,7 +60,7 @@ describe("operators' CLI", () => {
     for (const argv of [["help"], []]) {
       const out = await cli(...argv);
       expect(out.code).toBe(0);
-      for (const command of ["account create", "account list", "key create", "key list", "key revoke", "credits grant", "balance", "ledger", "usage", "limits show", "limits set", "job show"]) {
+      for (const command of ["account create", "account list", "key create", "key list", "key revoke", "credits grant", "balance", "ledger", "usage", "limits show", "limits set", "job show", "reparse"]) {
         expect(out.text).toContain(command);
       }
     }
@@ -316,7 +316,8 @@ describe("which Redis the CLI uses", () => {
   test("says which, on its own line apart from the output", async () => {
     const out = await cli("account", "list");
     expect(out.code).toBe(0);
-    expect(out.notes).toEqual([`using Redis ${REDIS_URL} (REDIS_URL)`]);
+    // Then which PostgreSQL (or none), on a line of its own too.
+    expect(out.notes).toEqual([`using Redis ${REDIS_URL} (REDIS_URL)`, expect.stringMatching(/PostgreSQL/)]);
     expect(out.text).not.toContain("using Redis");
   });
 

@@ -116,7 +116,8 @@ d("official clients against the service", () => {
       const broke = await stack.account(0);
       expect(await rejection(getJson({ engine: "web", q: "coffee", api_key: broke.key }))).toEqual({ error: expect.any(String) });
       stack.replay.setFaults({ mode: "server-error" });
-      expect(await rejection(getJson({ engine: "web_news", q: "schloss johannisberg" }))).toEqual({ error: "upstream returned an error" });
+      // no_cache: the earlier search's result would answer it from the result cache.
+      expect(await rejection(getJson({ engine: "web_news", q: "schloss johannisberg", no_cache: true }))).toEqual({ error: "upstream returned an error" });
       stack.replay.clearFaults();
       const empty = await getJson({ engine: "web", q: "no results" });
       expect(empty.error).toBe("Web hasn't returned any results for this query.");
@@ -194,7 +195,7 @@ d("official clients against the service", () => {
       const noCredits = await oldClient((done) => new gsr.GoogleSearch(broke.key).json({ engine: "web", q: "coffee" }, done));
       expect(thrownBody(noCredits)).toEqual({ error: expect.any(String) });
       stack.replay.setFaults({ mode: "server-error" });
-      const failed = await oldClient((done) => new gsr.GoogleSearch(key).json({ engine: "web", q: "coffee" }, done));
+      const failed = await oldClient((done) => new gsr.GoogleSearch(key).json({ engine: "web", q: "coffee", no_cache: true }, done));
       expect(thrownBody(failed)).toEqual({ error: "upstream returned an error" });
     }, LIVE);
   });

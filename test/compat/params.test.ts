@@ -118,8 +118,25 @@ describe("compat parameters", () => {
   });
 
   test("unknown and inapplicable parameters are ignored", () => {
-    const s = parseSearch({ q: "x", num: "100", google_domain: "google.co.uk", safe: "active", output: "json", source: "nodejs", no_cache: "true", async: "true", api_key: "k" }, noList);
+    const s = parseSearch({ q: "x", num: "100", google_domain: "google.co.uk", safe: "active", output: "json", source: "nodejs", api_key: "k", serp_api_key: "k" }, noList);
     expect(searchParameters(s)).toEqual({ engine: "web", q: "x", hl: "en", gl: "us", device: "desktop" });
+  });
+
+  test("the reference's engine names are the same engines, echoed as sent; async runs on the fast queue", () => {
+    const s = parseSearch({ q: "x", engine: "google_local", start: "20", async: "True" }, noList);
+    expect(searchParameters(s)).toEqual({ engine: "google_local", q: "x", hl: "en", gl: "us", start: 20 });
+    expect(jobRequest(s)).toEqual({ endpoint: "web-local", queue: "fast", params: { query: "x", country: "us", language: "en", page: 2 } });
+    expect(linkParams(s, 3)).toMatchObject({ engine: "google_local", start: "40" });
+    expect(parseSearch({ q: "x", engine: "google" }, noList).device).toBe("desktop");
+  });
+
+  test("the product engine runs the sellers job with offers=1, else the details job; q and location do not apply", () => {
+    const offers = parseSearch({ engine: "google_product", product_id: " 123 ", offers: "1", gl: "uk", q: "ignored", location: "Austin" }, noList);
+    expect(jobRequest(offers)).toEqual({ endpoint: "web-shopping-product", queue: "live", params: { product_id: "123", country: "gb", language: "en" } });
+    expect(searchParameters(offers)).toEqual({ engine: "google_product", product_id: "123", hl: "en", gl: "uk", offers: "1" });
+    const details = parseSearch({ engine: "web_product", product_id: "123", specs: "true", hl: "de" }, noList);
+    expect(jobRequest(details)).toEqual({ endpoint: "web-shopping-product-info", queue: "live", params: { product_id: "123", country: "us", language: "de" } });
+    expect(details.product).toEqual({ offers: false, specs: true, sent: { specs: "true" } });
   });
 
   test.each([

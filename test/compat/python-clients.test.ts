@@ -231,13 +231,14 @@ out({"first": first.as_dict(), "archived": archived.as_dict(), "account": client
       }
     }, LIVE);
 
+    // A query no other test here asks for: a cached result would be ready at once.
     test("async=True answers at once with Processing; search_archive() gives Processing, then the result", async () => {
       // The upstream answers late, so the search is still running when the client first reads it back.
       stack.replay.setFaults({ latencyMs: 800, times: 1 });
       const { first, seen, final } = await python(
         "serpapi-python",
         `
-first = client.search({"q": "coffee", "engine": "google", "async": True})
+first = client.search({"q": "movement", "engine": "google", "async": True})
 seen = []
 deadline = time.time() + 30
 while True:
@@ -255,7 +256,7 @@ out({"first": first.as_dict(), "seen": seen, "final": got.as_dict()})
       expect(seen.at(-1)).toBe("Success");
       expect(new Set(seen.slice(0, -1))).toEqual(new Set(["Processing"]));
       expect(final.search_metadata.id).toBe(first.search_metadata.id);
-      expect(final.search_parameters).toEqual({ engine: "google", q: "coffee", hl: "en", gl: "us", device: "desktop" });
+      expect(final.search_parameters).toEqual({ engine: "google", q: "movement", hl: "en", gl: "us", device: "desktop" });
       expect(final.organic_results.length).toBeGreaterThan(0);
       expect((await stack.api.jobs.get(first.search_metadata.id))!.job).toMatchObject({ queue: "fast", status: "completed", credits: 1 });
     }, LIVE);

@@ -121,7 +121,7 @@ describe("OpenAPI document", () => {
     expect(Object.keys(union.discriminator.mapping).sort()).toEqual(Object.keys(RESULT_SCHEMAS).sort());
     expect(union.oneOf).toHaveLength(8);
     expect(schemas.WebNewsParams).toMatchObject({ additionalProperties: false, required: ["query"] });
-    expect((schemas.WebSearchParams as { properties: Record<string, unknown> }).properties.page).toEqual({ type: "integer", minimum: 1, maximum: 10 });
+    expect((schemas.WebSearchParams as { properties: Record<string, unknown> }).properties.page).toMatchObject({ type: "integer", minimum: 1, maximum: 10 });
     // Result shapes name their blocks per endpoint.
     expect(Object.keys((schemas.WebNewsResult as { properties: object }).properties)).toEqual(["search_parameters", "news_results"]);
     expect(Object.keys((schemas.WebSearchResult as { properties: object }).properties)).toEqual(

@@ -40,8 +40,22 @@ d("docker-compose.yml", () => {
   const { services } = file;
   const workers = ["worker-live", "worker-fast", "worker-regular"] as const;
 
-  test("declares redis, the API and one worker pool per queue", () => {
-    expect(Object.keys(services).sort()).toEqual(["api", "redis", ...workers].sort());
+  test("declares redis, postgres, the API and one worker pool per queue", () => {
+    expect(Object.keys(services).sort()).toEqual(["api", "postgres", "redis", ...workers].sort());
+  });
+
+  test("postgres: a volume for its data, a pg_isready health check, and the apps' DATABASE_URL pointing at it", () => {
+    const pg = services.postgres!;
+    expect(pg.image).toMatch(/^postgres:\d+/);
+    expect(pg.volumes).toEqual(["postgres-data:/var/lib/postgresql/data"]);
+    expect(file.volumes).toHaveProperty("postgres-data");
+    expect(pg.healthcheck!.test.slice(0, 2)).toEqual(["CMD", "pg_isready"]);
+    const env = pg.environment!;
+    for (const name of ["api", ...workers]) {
+      const url = new URL(services[name]!.environment!.DATABASE_URL!.replace("${POSTGRES_PASSWORD:-serp}", "x"));
+      expect([url.protocol, url.hostname, url.port, url.pathname, url.username]).toEqual(["postgres:", "postgres", "5432", `/${env.POSTGRES_DB}`, env.POSTGRES_USER]);
+    }
+    expect(pg.ports).toBeUndefined();
   });
 
   test("redis: redis 7 with append-only persistence fsynced every second, no eviction, a volume and a ping health check", () => {
@@ -58,7 +72,7 @@ d("docker-compose.yml", () => {
 
   test("api: waits for a healthy Redis, publishes 3000, checks /readyz, and reads settings from .env", () => {
     const api = services.api!;
-    expect(api.depends_on).toEqual({ redis: { condition: "service_healthy" } });
+    expect(api.depends_on).toEqual({ redis: { condition: "service_healthy" }, postgres: { condition: "service_healthy" } });
     expect(api.ports).toEqual(["3000:3000"]);
     expect(api.environment).toMatchObject({ REDIS_URL: "redis://redis:6379", PORT: "3000" });
     // Links in responses must reach the API: .env may set the address, else the published port.
@@ -77,7 +91,7 @@ d("docker-compose.yml", () => {
     // Scaling needs generated container names and no host port per replica.
     expect(w.container_name).toBeUndefined();
     expect(w.ports).toBeUndefined();
-    expect(w.depends_on).toEqual({ redis: { condition: "service_healthy" } });
+    expect(w.depends_on).toEqual({ redis: { condition: "service_healthy" }, postgres: { condition: "service_healthy" } });
     expect(w.healthcheck!.test.join(" ")).toContain("http://127.0.0.1:9100/readyz");
     expect(w.env_file).toEqual([{ path: ".env", required: false }]);
     // The workers' image carries Chromium for the browser transport; the API's stays small.

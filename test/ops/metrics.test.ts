@@ -63,6 +63,10 @@ d("metrics", () => {
     expect(sample(text, "serp_upstream_tries_total", { profile: "desktop", proxy: "direct", outcome: "results" })).toBeGreaterThanOrEqual(1);
     expect(sample(text, "serp_upstream_breaker_state", { profile: "desktop", proxy: "direct" })).toBe(0);
     expect(sample(text, "serp_credits_charged_total", { endpoint: "web-search" })).toBe(1);
+    // Each parsed page's coverage, by endpoint and layout: the captured pages are understood in full.
+    expect(sample(text, "serp_parse_coverage_ratio_count", { endpoint: "web-search", layout: "full" })).toBeGreaterThanOrEqual(1);
+    expect(sample(text, "serp_parse_coverage_ratio_bucket", { endpoint: "web-search", layout: "full", le: "0.9" })).toBe(0);
+    expect(sample(text, "serp_parse_coverage_ratio_count", { endpoint: "web-news", layout: "basic" })).toBeGreaterThanOrEqual(1);
     expect(text).toContain("# TYPE serp_webhook_deliveries_total counter");
     expect(text).toContain("process_cpu_seconds_total");
   }, 30_000);

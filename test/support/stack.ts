@@ -11,11 +11,14 @@ import { createApiRuntime, type ApiRuntime } from "@serp/api/runtime";
 import { startReplayServer, type ReplayOptions, type ReplayServer } from "@serp/replay";
 import type { QueueName } from "@serp/shared";
 import { createUpstream, profileTable, shippedProfilesFile, type UpstreamDeps, type UpstreamOptions } from "@serp/upstream";
-import { createWorkerRuntime, type WebhookOptions, type WorkerRuntime } from "@serp/worker/runtime";
+import { createWorkerRuntime, type WebhookOptions, type WorkerRuntime, type WorkerRuntimeOptions } from "@serp/worker/runtime";
+import { createPgPool, migrate, withSchema } from "@serp/store";
 import { FIXTURES_DIR, GEOTARGETS_DIR, fixturesAvailable, geotargetsAvailable } from "../../packages/upstream/test/fixtures-dir.js";
 
 export { FIXTURES_DIR, fixturesAvailable, geotargetsAvailable };
 export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+/** The test run's PostgreSQL (npm test starts a private one); unset: stacks run without PostgreSQL. */
+export const DATABASE_URL = process.env.DATABASE_URL;
 export const silent = pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" });
 
 /**
@@ -33,6 +36,12 @@ export interface StackOptions {
   env?: Record<string, string>;
   /** Another Redis than the test run's (a drill's private one). */
   redisUrl?: string;
+  /**
+   * Another PostgreSQL than the test run's (a drill's private one), or false for none. The stack
+   * works in a schema of its own on it (named as its key prefix), made and migrated at start and
+   * dropped at close: stacks share one database as they share one Redis.
+   */
+  databaseUrl?: string | false;
   /** Queues the workers serve; [] starts no worker. */
   workerQueues?: QueueName[];
   concurrency?: number;
@@ -50,6 +59,10 @@ export interface StackOptions {
   upstreamDeps?: UpstreamDeps;
   /** The workers' accountShare (createWorkerRuntime's; its default unless set). */
   accountShare?: number;
+  /** The workers' JOB_HOT_SECONDS (createWorkerRuntime's jobHotSeconds). */
+  jobHotSeconds?: number;
+  /** The workers' metrics (none unless set). */
+  workerMetrics?: WorkerRuntimeOptions["metrics"];
 }
 
 export interface Stack {
@@ -59,6 +72,8 @@ export interface Stack {
   replay: ReplayServer;
   prefix: string;
   redis: Redis;
+  /** The stack's PostgreSQL URL (its own schema on the search_path), when it has one. */
+  databaseUrl?: string;
   /** A new account holding `credits`, and a key for it. */
   account(credits?: number): Promise<{ accountId: string; key: string; auth: string }>;
   close(): Promise<void>;
@@ -81,12 +96,17 @@ export async function startStack(o: StackOptions = {}): Promise<Stack> {
     { profiles: WITHOUT_BROWSER, ...o.upstreamDeps },
   );
   const redisUrl = o.redisUrl ?? REDIS_URL;
-  const env = loadEnv({ REDIS_URL: redisUrl, SERP_PREFIX: prefix, LOG_LEVEL: "silent", ...o.env });
+  const pgBase = o.databaseUrl === false ? undefined : (o.databaseUrl ?? DATABASE_URL);
+  const databaseUrl = pgBase ? withSchema(pgBase, prefix) : undefined;
+  // Migrated once here; the API and worker runtimes find nothing left to do.
+  if (databaseUrl) await migrate(databaseUrl);
+  const env = loadEnv({ REDIS_URL: redisUrl, SERP_PREFIX: prefix, LOG_LEVEL: "silent", ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}), ...o.env });
   const api = await createApiRuntime(env, o.apiLogger ?? silent, upstream.locations);
   const queues = o.workerQueues ?? ["live", "fast", "regular"];
   const worker = queues.length
     ? await createWorkerRuntime({
         redisUrl,
+        databaseUrl: env.DATABASE_URL,
         prefix,
         queues,
         concurrency: o.concurrency ?? 8,
@@ -98,6 +118,8 @@ export async function startStack(o: StackOptions = {}): Promise<Stack> {
         lockDurationMs: 5_000,
         webhooks: o.webhooks,
         accountShare: o.accountShare,
+        jobHotSeconds: o.jobHotSeconds,
+        metrics: o.workerMetrics,
       })
     : undefined;
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
@@ -109,6 +131,7 @@ export async function startStack(o: StackOptions = {}): Promise<Stack> {
     replay,
     prefix,
     redis,
+    databaseUrl,
     async account(credits = 100) {
       const acct = await api.accounts.create("test");
       const { key } = await api.accounts.createKey(acct.id);
@@ -130,6 +153,10 @@ export async function startStack(o: StackOptions = {}): Promise<Stack> {
         } while (cursor !== "0");
       }
       redis.disconnect();
+      if (databaseUrl) {
+        const pool = createPgPool(pgBase!, "test-stack", () => undefined);
+        await pool.query(`DROP SCHEMA IF EXISTS "${prefix}" CASCADE`).finally(() => pool.end());
+      }
     },
   };
 }

@@ -8,10 +8,17 @@ const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
   HOST: z.string().default("0.0.0.0"),
   REDIS_URL: z.string().url().default("redis://127.0.0.1:6379"),
+  /**
+   * PostgreSQL (postgres://…): the ledger, accounts and keys, and job history (npm start runs a private one when
+   * unset). Unset here: no PostgreSQL, the ledger stays in its bounded Redis stream (tests and trials only).
+   */
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "DATABASE_URL is a postgres:// URL").optional(),
   /** Key prefix in Redis: isolates deployments sharing one Redis. */
   SERP_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/).default("serp"),
   LIVE_DEADLINE_MS: z.coerce.number().int().min(100).default(60_000),
   JOB_RETENTION_SECONDS: z.coerce.number().int().min(1).default(7 * 24 * 3600),
+  /** How long a final job stays whole in Redis; after it, only the archive in PostgreSQL holds it (until JOB_RETENTION_SECONDS). */
+  JOB_HOT_SECONDS: z.coerce.number().int().min(1).default(3_600),
   /** Seconds a completed result answers identical searches from the result cache; 0 turns the cache off. Same on the API and the workers. */
   CACHE_TTL_SECONDS: z.coerce.number().int().min(0).default(3600),
   /** Credits a job answered from the cache costs: the spec's 1, or 0 for the model API's free cached searches. Same on the API and the workers. */

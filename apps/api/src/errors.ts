@@ -23,6 +23,8 @@ export function isStorageDown(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   return (
     err.name === "MaxRetriesPerRequestError" ||
+    // PostgreSQL unreachable while reading the job archive or usage (store/src/pg).
+    err.name === "ArchiveUnavailableError" ||
     /enableOfflineQueue|Connection is closed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|Stream isn't writeable|Redis not ready/.test(err.message)
   );
 }

@@ -3,7 +3,7 @@ import { Queue } from "bullmq";
 import type { Logger } from "pino";
 import { createMetrics } from "@serp/metrics";
 import { Closers, QUEUES, countryOfLocationName, type QueueName } from "@serp/shared";
-import { AccountStore, IdempotencyStore, JobStore, RawPageStore, ResultCache, createRedis, keySpace, waitReady } from "@serp/store";
+import { AccountStore, connectPostgres, createRedis, IdempotencyStore, JobArchive, JobStore, keySpace, RawPageStore, ResultCache, waitReady } from "@serp/store";
 import { createApp } from "./app.js";
 import type { AppContext } from "./context.js";
 import type { ApiEnv } from "./env.js";
@@ -28,6 +28,10 @@ export async function createApiRuntime(env: ApiEnv, logger: Logger, locationChec
   subscriber.on("error", (err) => logger.debug({ err: err.message }, "redis subscriber error"));
   closers.add("redis subscriber", () => subscriber.quit().catch(() => subscriber.disconnect()));
   await Promise.all([waitReady(redis), waitReady(subscriber)]);
+  // PostgreSQL (DATABASE_URL): migrated at start; never on the submission path.
+  const pg = env.DATABASE_URL ? await connectPostgres(env.DATABASE_URL, "api", (msg) => logger.info(msg)) : undefined;
+  if (pg) closers.add("postgres", () => pg.end());
+  else logger.warn("DATABASE_URL is not set: no PostgreSQL (the ledger stays in its bounded Redis stream; accounts and keys in Redis only)");
 
   const queues = Object.fromEntries(
     QUEUES.map((name) => {
@@ -42,7 +46,9 @@ export async function createApiRuntime(env: ApiEnv, logger: Logger, locationChec
   const waiter = new FinalWaiter(subscriber, keys.finalChannel(), keys.replyChannel(randomBytes(8).toString("hex")));
   await waiter.start();
   const jobs = new JobStore(redis, keys, env.JOB_RETENTION_SECONDS);
-  const accounts = new AccountStore(redis, keys, ACCOUNT_CACHE_MS);
+  // Past its hot window a job is read from the archive, the same for every caller.
+  if (pg) jobs.readFromArchive(new JobArchive(pg, redis, keys, env.JOB_HOT_SECONDS, env.JOB_RETENTION_SECONDS));
+  const accounts = new AccountStore(redis, keys, ACCOUNT_CACHE_MS, pg);
   await accounts.followChanges(subscriber);
   const locations = locationCheck ?? { countryOf: countryOfLocationName, isKnown: () => undefined };
   const limits = createLimits({ redis, keys, accounts, env });
@@ -54,8 +60,8 @@ export async function createApiRuntime(env: ApiEnv, logger: Logger, locationChec
   });
   const metrics = createMetrics("api");
   const rawPages = new RawPageStore(redis, keys, env.RAW_HTML_RETENTION_SECONDS);
-  const ctx: AppContext = { env, logger, metrics, redis, keys, jobs, accounts, queues, jobService, locations, rateLimit: limits.rateLimit, rawPages };
+  const ctx: AppContext = { env, logger, metrics, redis, keys, jobs, accounts, queues, jobService, locations, rateLimit: limits.rateLimit, rawPages, pg };
   const app = createApp(ctx);
-  return { app, ctx, redis, keys, jobs, accounts, queues, waiter, jobService, closers };
+  return { app, ctx, redis, keys, jobs, accounts, queues, waiter, jobService, closers, pg };
 }
 export type ApiRuntime = Awaited<ReturnType<typeof createApiRuntime>>;

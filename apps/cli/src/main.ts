@@ -11,10 +11,13 @@ import {
   DEFAULT_MAX_JOBS_IN_FLIGHT,
   DEFAULT_RATE_LIMIT_PER_MINUTE,
   DEFAULT_RATE_WINDOW_SECONDS,
+  connectPostgres,
   createRedis,
   JobStore,
   keySpace,
   RawPageStore,
+  rebuild,
+  reconcile,
   resolveLimits,
   UpstreamStatusBoard,
   waitReady,
@@ -22,6 +25,7 @@ import {
   type LimitDefaults,
   type LimitOverridesChange,
 } from "@serp/store";
+import { chooseDatabase } from "./database-url.js";
 import { chooseRedis } from "./redis-url.js";
 import { durationMs, endpointNamed, formatReparse, reparse } from "./reparse.js";
 import { canaryCommand, formatStatuses, type WorkerUpstreamStatus } from "./upstream.js";
@@ -49,13 +53,18 @@ const HELP = `Usage: npm run cli -- <command> [options]
   canary [--kinds a,b] [--json]  one known query per kind through every profile, from here; prints which work
                                  now and exits 1 when a kind has no working profile (CANARY_PRODUCT_ID: the
                                  product the product kinds ask for)
+  reconcile [--json]             every account's balance in Redis against grants − charges in PostgreSQL's ledger
+                                 (after draining the ledger stream); lists differences, exit code 1 on any
+  rebuild                        after a Redis loss: restores accounts, balances (reserved 0), limits and keys
+                                 from PostgreSQL into Redis (run with the workers stopped)
   reparse [--since 1h] [--endpoint web-search] [--limit N] [--json]
                                  today's parsers over the upstream pages the workers kept (RAW_HTML_RETENTION_SECONDS)
                                  since then (s, m, h, d), compared with the results their jobs were sold with: per
                                  job the items per block before → after and the first item that differs
 
 Environment: REDIS_URL (unset: the Redis a running npm start recorded in REDIS_DATA_DIR, default .redis-data/,
-else redis://127.0.0.1:6379; stderr says which), SERP_PREFIX (default serp), and the API's defaults
+else redis://127.0.0.1:6379; stderr says which), DATABASE_URL (unset: the PostgreSQL a running npm start
+recorded in PG_DATA_DIR, default .pg-data/, else none), SERP_PREFIX (default serp), and the API's defaults
 RATE_LIMIT_PER_MINUTE (default ${DEFAULT_RATE_LIMIT_PER_MINUTE}) and MAX_JOBS_IN_FLIGHT (default ${DEFAULT_MAX_JOBS_IN_FLIGHT}); the canary reads the
 workers' upstream settings (UPSTREAM_BASE_URL, UPSTREAM_PROFILES_FILE, UPSTREAM_PROXIES, UPSTREAM_CA_FILE…).`;
 
@@ -90,9 +99,17 @@ export async function runCli(argv: string[], out: (line: string) => void = conso
   note(chosen.note);
   const redis = createRedis(chosen.url, "command", "cli");
   redis.on("error", () => undefined);
+  let pg: Awaited<ReturnType<typeof connectPostgres>> | undefined;
   try {
     await waitReady(redis, 5_000);
-    const accounts = new AccountStore(redis, keySpace(process.env.SERP_PREFIX ?? "serp"));
+    const database = await chooseDatabase();
+    note(database.note);
+    pg = database.url ? await connectPostgres(database.url, "cli", undefined, 0) : undefined;
+    const accounts = new AccountStore(redis, keySpace(process.env.SERP_PREFIX ?? "serp"), 0, pg);
+    const needPg = () => {
+      if (!pg) throw new UsageError("this command needs PostgreSQL: set DATABASE_URL");
+      return pg;
+    };
     const need = (v: string | undefined, flag: string): string => {
       if (!v) throw new UsageError(`--${flag} is required`);
       return v;
@@ -195,6 +212,20 @@ export async function runCli(argv: string[], out: (line: string) => void = conso
         out(JSON.stringify({ ...job, accountId, upstreamUrl, coverage: coverage ?? null, ...(cachedFrom ? { cachedFrom } : {}) }, null, 2));
         return 0;
       }
+      case "reconcile": {
+        const report = await reconcile(redis, keySpace(process.env.SERP_PREFIX ?? "serp"), needPg());
+        if (values.json) out(JSON.stringify(report, null, 2));
+        else {
+          for (const d of report.differences) out(`${d.accountId}: ${d.problem} (Redis ${d.redisBalance ?? "-"}, ledger ${d.ledgerBalance ?? "-"})`);
+          out(`${report.accounts} accounts, ${report.differences.length} with a difference`);
+        }
+        return report.differences.length ? 1 : 0;
+      }
+      case "rebuild": {
+        const restored = await rebuild(redis, keySpace(process.env.SERP_PREFIX ?? "serp"), needPg());
+        out(JSON.stringify({ restored }, null, 2));
+        return 0;
+      }
       case "upstream status": {
         const entries = await new UpstreamStatusBoard(redis, keySpace(process.env.SERP_PREFIX ?? "serp")).list<WorkerUpstreamStatus>();
         out(values.json ? JSON.stringify(entries, null, 2) : formatStatuses(entries));
@@ -211,6 +242,7 @@ export async function runCli(argv: string[], out: (line: string) => void = conso
     throw err;
   } finally {
     redis.disconnect();
+    await pg?.end();
   }
 }
 

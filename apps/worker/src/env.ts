@@ -10,6 +10,11 @@ const queueList = z
 /** Settings a worker process reads, validated once at boot. */
 const schema = z.object({
   REDIS_URL: z.string().url().default("redis://127.0.0.1:6379"),
+  /**
+   * PostgreSQL (postgres://…): the ledger, accounts and keys, and job history (npm start runs a private one when
+   * unset). Unset here: no PostgreSQL, the ledger stays in its bounded Redis stream (tests and trials only).
+   */
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "DATABASE_URL is a postgres:// URL").optional(),
   SERP_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/).default("serp"),
   /** Which queues this process serves, so live, fast and regular scale separately. */
   WORKER_QUEUES: queueList.default(["live", "fast", "regular"]),
@@ -23,6 +28,8 @@ const schema = z.object({
   /** Threads parsing pages beside the event loop, so parsing never delays I/O; 0 parses on the event loop. */
   PARSE_THREADS: z.coerce.number().int().min(0).max(64).default(1),
   JOB_RETENTION_SECONDS: z.coerce.number().int().min(1).default(7 * 24 * 3600),
+  /** How long a final job stays whole in Redis; after it, only the archive in PostgreSQL holds it (until JOB_RETENTION_SECONDS). */
+  JOB_HOT_SECONDS: z.coerce.number().int().min(1).default(3_600),
   /** Seconds a completed result answers identical searches from the result cache; 0 turns the cache off. Same on the API and the workers. */
   CACHE_TTL_SECONDS: z.coerce.number().int().min(0).default(3600),
   /** Credits a job answered from the cache costs: the spec's 1, or 0 for the model API's free cached searches. Same on the API and the workers. */

@@ -58,11 +58,13 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => vo
 
 const rt = await createWorkerRuntime({
   redisUrl: env.REDIS_URL,
+  databaseUrl: env.DATABASE_URL,
   prefix: env.SERP_PREFIX,
   queues: env.WORKER_QUEUES,
   concurrency: env.WORKER_CONCURRENCY,
   accountShare: env.WORKER_ACCOUNT_SHARE,
   retentionSeconds: env.JOB_RETENTION_SECONDS,
+  jobHotSeconds: env.JOB_HOT_SECONDS,
   rawHtmlRetentionSeconds: env.RAW_HTML_RETENTION_SECONDS,
   cache: { ttlSeconds: env.CACHE_TTL_SECONDS, hitCredits: env.CACHE_HIT_CREDITS },
   lockDurationMs: env.WORKER_LOCK_MS,

@@ -3,7 +3,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Metrics } from "@serp/metrics";
 import { Closers, JOB_ERRORS, type QueueName } from "@serp/shared";
-import { CacheFills, DEFAULT_RAW_HTML_RETENTION_SECONDS, JobStore, RawPageStore, ResultCache, createRedis, keySpace, waitReady, type KeySpace } from "@serp/store";
+import { CacheFills, DEFAULT_JOB_HOT_SECONDS, DEFAULT_RAW_HTML_RETENTION_SECONDS, JobArchive, JobStore, LedgerDrainer, RawPageStore, ResultCache, connectPostgres, createRedis, keySpace, waitReady, type KeySpace } from "@serp/store";
 import { FairShare } from "./fair-share.js";
 import { RetryLater, createProcessor, type KnownJob, type Scraper } from "./processor.js";
 import type { WorkerCache } from "./cache.js";
@@ -13,10 +13,14 @@ export type { WebhookOptions };
 
 export interface WorkerRuntimeOptions {
   redisUrl: string;
+  /** PostgreSQL (DATABASE_URL): migrated at start; this process drains the ledger stream into it. Unset: none. */
+  databaseUrl?: string;
   prefix: string;
   queues: readonly QueueName[];
   concurrency: number;
   retentionSeconds: number;
+  /** How long a final job stays whole in Redis once archived in PostgreSQL (JOB_HOT_SECONDS). Default 3600. */
+  jobHotSeconds?: number;
   /** Seconds each completed job's upstream page is kept, compressed (RAW_HTML_RETENTION_SECONDS); 0 keeps none. Default 3600. */
   rawHtmlRetentionSeconds?: number;
   scraper: Scraper;
@@ -57,7 +61,18 @@ export async function createWorkerRuntime(o: WorkerRuntimeOptions) {
   store.on("error", (err) => o.logger.debug({ err: err.message }, "redis error"));
   closers.add("redis", () => store.quit().catch(() => store.disconnect()));
   await waitReady(store, 30_000);
+  const pg = o.databaseUrl ? await connectPostgres(o.databaseUrl, "worker", (msg) => o.logger.info(msg)) : undefined;
+  if (pg) closers.add("postgres", () => pg.end());
+  // Settlements append to the ledger stream in Redis; this copies them into PostgreSQL (one process
+  // at a time), so no job waits on PostgreSQL. Closed after the workers (added before them).
+  // Archived with its ledger entry by the drainer; read from the archive past its hot window (webhooks).
+  const archive = pg ? new JobArchive(pg, store, keys, o.jobHotSeconds ?? DEFAULT_JOB_HOT_SECONDS, o.retentionSeconds) : undefined;
+  const ledger = pg ? new LedgerDrainer(store, keys, pg, { ...ledgerDrainerOptions(o), archive }).start() : undefined;
+  if (ledger) closers.add("ledger drainer", () => ledger.stop());
+  const purge = archive ? purgeArchive(archive, o.logger) : undefined;
+  if (purge) closers.add("archive purge", () => clearInterval(purge));
   const jobs = new JobStore(store, keys, o.retentionSeconds);
+  if (archive) jobs.readFromArchive(archive);
   /** BullMQ never closes a connection it was handed, so each one gets its own closer. */
   const connection = (name: string) => {
     const c = createRedis(o.redisUrl, "worker", name);
@@ -123,7 +138,44 @@ export async function createWorkerRuntime(o: WorkerRuntimeOptions) {
     return worker;
   });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
-  return { workers, jobs, closers, store, keys, webhooks };
+  return { workers, jobs, closers, store, keys, webhooks, pg, ledger };
+}
+
+/** The drainer's state and delays into /metrics; its errors (PostgreSQL down) logged once per outage. */
+/** Deletes archived jobs past their retention every few minutes (each process; a batch at a time). */
+function purgeArchive(archive: JobArchive, logger: Logger): NodeJS.Timeout {
+  const timer = setInterval(() => {
+    archive
+      .purgeExpired()
+      .then((n) => n && logger.info({ deleted: n }, "archive: jobs past their retention deleted"))
+      .catch((err: Error) => logger.debug({ err: err.message }, "archive purge failed; next time"));
+  }, 5 * 60_000);
+  timer.unref();
+  return timer;
+}
+
+function ledgerDrainerOptions(o: WorkerRuntimeOptions) {
+  let failing = false;
+  return {
+    onState: (s: { pending: number; lagSeconds: number; fillRatio: number; postgresUp: boolean }) => {
+      o.metrics?.ledgerPending.set(s.pending);
+      o.metrics?.ledgerLag.set(s.lagSeconds);
+      o.metrics?.ledgerFill.set(s.fillRatio);
+      o.metrics?.ledgerPostgresUp.set(s.postgresUp ? 1 : 0);
+      if (s.postgresUp && failing) {
+        failing = false;
+        o.logger.info({ pending: s.pending }, "ledger drainer: PostgreSQL is back");
+      }
+    },
+    onDrained: (delaysMs: number[]) => {
+      for (const ms of delaysMs) o.metrics?.ledgerDrainDelay.observe(ms / 1_000);
+    },
+    onError: (err: Error) => {
+      if (failing) return;
+      failing = true;
+      o.logger.warn({ err: err.message }, "ledger drainer failing (PostgreSQL down?): entries wait in the Redis stream");
+    },
+  };
 }
 export type WorkerRuntime = Awaited<ReturnType<typeof createWorkerRuntime>>;
 

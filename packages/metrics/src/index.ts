@@ -18,11 +18,12 @@ export function createMetrics(app: "api" | "worker") {
       name: "serp_job_latency_seconds", help: "Job processing latency", labelNames: ["endpoint", "queue", "status"],
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60], registers: r,
     }),
-    /** Every upstream attempt, by what came back (results, no_results, blocked, consent, js_wall, upstream_error, timeout, unparseable). */
+    /** Every upstream attempt, by what came back (results, no_results, blocked, consent, js_wall, upstream_error, timeout, unparseable, partial). */
     upstreamResponses: new Counter({ name: "serp_upstream_responses_total", help: "Upstream attempts by outcome", labelNames: ["endpoint", "outcome"], registers: r }),
     /**
      * Every upstream try by the profile that made it, the proxy it went through (`direct` without
-     * one) and what came back: results, no_results, blocked, wall, refused, timeout, error, unparseable.
+     * one) and what came back: results, no_results, blocked, wall, refused, timeout, error, unparseable,
+     * partial (a results page below its kind's coverage threshold).
      */
     upstreamTries: new Counter({ name: "serp_upstream_tries_total", help: "Upstream tries by profile, proxy and outcome", labelNames: ["profile", "proxy", "outcome"], registers: r }),
     /**
@@ -54,6 +55,21 @@ export function createMetrics(app: "api" | "worker") {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60], registers: r,
     }),
     rateLimited: new Counter({ name: "serp_rate_limited_total", help: "Requests refused by a limit", labelNames: ["limit"], registers: r }),
+    /**
+     * The ledger stream (workers): entries settled but not yet in PostgreSQL, the age of the oldest,
+     * and the stream's fill (pending / its cap of 1 M entries; past 1 the oldest would be dropped:
+     * alarm well before, e.g. above 0.1, or on the lag above a minute). 0 lag with PostgreSQL down
+     * cannot happen while settlements go on: the lag grows with the outage.
+     */
+    ledgerPending: new Gauge({ name: "serp_ledger_pending_entries", help: "Ledger entries in the Redis stream not yet drained into PostgreSQL", registers: r }),
+    ledgerLag: new Gauge({ name: "serp_ledger_drain_lag_seconds", help: "Age of the oldest ledger entry not yet drained into PostgreSQL", registers: r }),
+    ledgerFill: new Gauge({ name: "serp_ledger_stream_fill_ratio", help: "Ledger stream length over its cap (entries past the cap would be dropped)", registers: r }),
+    ledgerPostgresUp: new Gauge({ name: "serp_ledger_postgres_up", help: "1 when the ledger drainer's last write to PostgreSQL succeeded", registers: r }),
+    /** Per drained entry, the time from its settlement (XADD) to its commit in PostgreSQL. */
+    ledgerDrainDelay: new Histogram({
+      name: "serp_ledger_drain_delay_seconds", help: "Time from a ledger entry's settlement to its commit in PostgreSQL",
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 30, 120, 600], registers: r,
+    }),
   };
 }
 export type Metrics = ReturnType<typeof createMetrics>;

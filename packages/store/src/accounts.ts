@@ -1,7 +1,11 @@
-import { createHash, timingSafeEqual } from "node:crypto";
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Redis } from "ioredis";
 import { API_KEY_PATTERN, newAccountId, newApiKey } from "@serp/shared";
 import type { KeySpace } from "./keys.js";
+import type { PgPool } from "./pg/pool.js";
+import { LEDGER_STREAM_MAXLEN, type StreamEntry } from "./ledger-stream.js";
+import { insertAccount, insertKey, revokeKeyRow, updateLimits } from "./pg/accounts.js";
+import { insertLedgerEntries, readLedger } from "./pg/ledger.js";
 import { LIMIT_FIELDS, overridesFromHash, validateLimitChange, type LimitOverrides, type LimitOverridesChange } from "./limits.js";
 
 // Limits are stored with the account; their types and defaults come with it.
@@ -49,11 +53,11 @@ function keyId(key: string): string {
   return key.slice(0, 12);
 }
 
-/** Grants are written with the balance change in one step, like every other ledger entry. */
+/** Grants are appended to the ledger stream with the balance change in one step, like every other ledger entry. */
 const GRANT = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 redis.call('HINCRBY', KEYS[1], 'balance', ARGV[1])
-redis.call('RPUSH', KEYS[2], ARGV[2])
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', '${LEDGER_STREAM_MAXLEN}', '*', 'e', ARGV[2])
 return 1`;
 
 /** Sets (value) or removes ("") limit override fields, only on an account that exists. */
@@ -81,10 +85,17 @@ export class AccountStore {
      * followChanges; this bounds one whose announcement is lost.
      */
     private readonly cacheMs = 0,
+    /** PostgreSQL: accounts, keys, limits and grants are written there too, as the source of truth. */
+    private readonly pg?: PgPool,
   ) {}
 
+  /**
+   * A new account. With PostgreSQL, it is written there first (the source of truth): when that
+   * fails, nothing is created. The same goes for keys, revocations and limits below.
+   */
   async create(name: string, id = newAccountId()): Promise<Account> {
     const createdAt = new Date().toISOString();
+    if (this.pg) await insertAccount(this.pg, { id, name, createdAt, limits: {} });
     await this.redis
       .multi()
       .hset(this.keys.account(id), { id, name, createdAt, balance: 0, reserved: 0 })
@@ -112,6 +123,8 @@ export class AccountStore {
    */
   async setLimits(accountId: string, change: LimitOverridesChange): Promise<boolean> {
     validateLimitChange(change);
+    if (this.pg && !(await this.redis.exists(this.keys.account(accountId)))) return false;
+    if (this.pg) await updateLimits(this.pg, accountId, change);
     const argv = (Object.entries(change) as [keyof LimitOverrides, number | null | undefined][])
       .filter(([, v]) => v !== undefined)
       .flatMap(([name, v]) => [LIMIT_FIELDS[name], v === null ? "" : String(v)]);
@@ -148,6 +161,7 @@ export class AccountStore {
     if (!API_KEY_PATTERN.test(key)) throw new Error("API keys start with sk_ and use letters, digits and _");
     const info: KeyInfo = { id: keyId(key), accountId, label, createdAt: new Date().toISOString(), revokedAt: null };
     const sha = hashKey(key);
+    if (this.pg) await insertKey(this.pg, { sha256: sha, ...info });
     await this.redis
       .multi()
       .hset(this.keys.apiKey(sha), { accountId, id: info.id, label, createdAt: info.createdAt, revokedAt: "" })
@@ -170,9 +184,11 @@ export class AccountStore {
     for (const sha of shas) {
       const h = await this.redis.hgetall(this.keys.apiKey(sha));
       if (h.id === idOrKey || sha === hashKey(idOrKey)) {
+        const at = new Date().toISOString();
+        if (this.pg) await revokeKeyRow(this.pg, sha, at);
         await this.redis
           .multi()
-          .hset(this.keys.apiKey(sha), "revokedAt", new Date().toISOString())
+          .hset(this.keys.apiKey(sha), "revokedAt", at)
           .publish(this.keys.keyRevokedChannel(), sha)
           .exec();
         this.forget(sha);
@@ -232,16 +248,28 @@ export class AccountStore {
     this.knownLimits.delete(accountId);
   }
 
+  /**
+   * Adds credits to the account's balance, with a ledger entry (its own id) appended to the stream in
+   * the same step; with PostgreSQL the entry is written there at once too (the drainer would bring
+   * it anyway, and adds nothing when it is there already).
+   */
   async grant(accountId: string, credits: number, pack?: string): Promise<boolean> {
     if (!Number.isInteger(credits) || credits <= 0) throw new Error("credits must be a positive integer");
-    const entry: LedgerEntry = { type: "grant", credits, at: new Date().toISOString(), ...(pack ? { pack } : {}) };
-    const r = await this.redis.eval(GRANT, 2, this.keys.account(accountId), this.keys.ledger(accountId), credits, JSON.stringify(entry));
-    return r === 1;
+    const entry: StreamEntry = {
+      type: "grant", credits, at: new Date().toISOString(), ...(pack ? { pack } : {}), accountId, grantId: `g_${randomBytes(9).toString("base64url")}`,
+    };
+    const r = await this.redis.eval(GRANT, 2, this.keys.account(accountId), this.keys.ledgerStream(), credits, JSON.stringify(entry));
+    if (r !== 1) return false;
+    if (this.pg) await insertLedgerEntries(this.pg, [entry]).catch(() => undefined);
+    return true;
   }
 
+  /**
+   * The account's newest `limit` grants, charges and refunds, oldest first: from PostgreSQL, plus the
+   * entries not yet drained into it (so a job settled a moment ago shows at once).
+   */
   async ledger(accountId: string, limit = 100): Promise<LedgerEntry[]> {
-    const rows = await this.redis.lrange(this.keys.ledger(accountId), -limit, -1);
-    return rows.map((r) => JSON.parse(r) as LedgerEntry);
+    return readLedger(this.redis, this.keys, this.pg, accountId, limit);
   }
 
   /** Per endpoint: jobs completed, jobs failed and credits charged. */

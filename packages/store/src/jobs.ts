@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import type { Endpoint, Job, JobParams, JobResponse, JobResult, JobStatus, ParseCoverage, QueueName } from "@serp/shared";
 import type { KeySpace } from "./keys.js";
+import { xaddEntry } from "./ledger-stream.js";
 
 /** A job as stored: the customer's view plus its owner and result. */
 export interface JobRecord {
@@ -78,7 +79,7 @@ return {1, reserved + tonumber(ARGV[1])}`;
  * Make a job final and settle its credits, exactly once. A job already final is left as it is
  * (a late worker after a live timeout, a duplicate delivery): returns 0. The charge is capped so
  * it never eats credits reserved by the account's other pending jobs; the balance never drops
- * below zero. Every settlement is written to the ledger and announced on the final channel; a job
+ * below zero. Every settlement is appended to the ledger stream (ledger-stream.ts) and announced on the final channel; a job
  * with a reply channel has its settled record (HGETALL, as a JSON array) published there too.
  * ARGV[12], when set, is the parse's coverage figure (JSON), kept for operators.
  */
@@ -100,14 +101,14 @@ redis.call('HSET', KEYS[1], 'status', ARGV[1], 'credits', charge, 'completedAt',
 redis.call('EXPIRE', KEYS[1], ARGV[7])
 local endpoint = redis.call('HGET', KEYS[1], 'endpoint')
 local entry = { type = (ARGV[1] == 'completed') and 'charge' or 'refund', jobId = ARGV[8],
-  endpoint = endpoint, credits = charge, at = ARGV[3] }
+  endpoint = endpoint, credits = charge, at = ARGV[3], accountId = redis.call('HGET', KEYS[1], 'accountId') }
 if charge < price then entry.uncharged = price - charge end
 if ARGV[11] and ARGV[11] ~= '' then
   redis.call('HSET', KEYS[1], 'cacheHit', '1', 'cachedFrom', ARGV[11])
   entry.cacheHit = true
 end
 if ARGV[12] and ARGV[12] ~= '' then redis.call('HSET', KEYS[1], 'coverage', ARGV[12]) end
-redis.call('RPUSH', KEYS[3], cjson.encode(entry))
+${xaddEntry("KEYS[3]", "entry")}
 redis.call('HINCRBY', KEYS[4], endpoint .. ':' .. ARGV[1], 1)
 redis.call('HINCRBY', KEYS[4], endpoint .. ':credits', charge)
 -- The waiting process's reply first: it must find the record before the bare announcement.
@@ -122,7 +123,7 @@ return 1`;
  * `cacheHit`; the usage counters and the final announcement, as FINALIZE writes them. Like SUBMIT it
  * refuses an unknown account (-1) and one without the price available (0: balance - reserved, so
  * it never eats credits other jobs hold); it reserves nothing and is not held to the concurrency
- * limit, since the job is never in flight. KEYS: account, job, ledger, usage. ARGV: price,
+ * limit, since the job is never in flight. KEYS: account, job, ledger stream, usage. ARGV: price,
  * retention, job id, completedAt, final channel, endpoint, then the record's fields.
  */
 const CREATE_CACHED = `
@@ -134,7 +135,7 @@ if price > 0 then redis.call('HINCRBY', KEYS[1], 'balance', -price) end
 redis.call('HSET', KEYS[2], 'status', 'completed', 'credits', price, 'attempts', '0', 'error', '', 'cacheHit', '1', unpack(ARGV, 7))
 redis.call('EXPIRE', KEYS[2], ARGV[2])
 local endpoint = ARGV[6]
-redis.call('RPUSH', KEYS[3], cjson.encode({ type = 'charge', jobId = ARGV[3], endpoint = endpoint, credits = price, at = ARGV[4], cacheHit = true }))
+${xaddEntry("KEYS[3]", "{ type = 'charge', jobId = ARGV[3], endpoint = endpoint, credits = price, at = ARGV[4], cacheHit = true, accountId = redis.call('HGET', KEYS[2], 'accountId') }")}
 redis.call('HINCRBY', KEYS[4], endpoint .. ':completed', 1)
 redis.call('HINCRBY', KEYS[4], endpoint .. ':credits', price)
 redis.call('PUBLISH', ARGV[5], ARGV[3])
@@ -231,7 +232,7 @@ export class JobStore {
       "latencyMs", String(hit.latencyMs), "result", JSON.stringify(hit.result), "upstreamUrl", hit.upstreamUrl ?? "",
       "cachedFrom", hit.from, "cacheMaxAge", String(job.cacheMaxAgeSeconds ?? 0),
     ];
-    const code = await this.lua.createCached(this.keys.account(job.accountId), this.keys.job(job.id), this.keys.ledger(job.accountId), this.keys.usage(job.accountId), ...argv);
+    const code = await this.lua.createCached(this.keys.account(job.accountId), this.keys.job(job.id), this.keys.ledgerStream(), this.keys.usage(job.accountId), ...argv);
     return code === 1 ? "created" : code === 0 ? "insufficient_credits" : "no_account";
   }
 
@@ -242,8 +243,15 @@ export class JobStore {
 
   async get(id: string): Promise<JobRecord | null> {
     const h = await this.redis.hgetall(this.keys.job(id));
-    if (!h.id) return null;
+    if (!h.id) return (await this.archive?.get(id)) ?? null;
     return fromHash(h);
+  }
+
+  /** Where get() looks for a job past its hot window in Redis (pg/archive.ts): reads stay the same for every caller. */
+  private archive: { get(id: string): Promise<JobRecord | null> } | undefined;
+  readFromArchive(archive: { get(id: string): Promise<JobRecord | null> }): this {
+    this.archive = archive;
+    return this;
   }
 
   /**
@@ -268,7 +276,7 @@ export class JobStore {
     const r = await this.lua.finalize(
       this.keys.job(id),
       this.keys.account(accountId),
-      this.keys.ledger(accountId),
+      this.keys.ledgerStream(),
       this.keys.usage(accountId),
       f.status,
       String(f.status === "completed" ? f.credits : 0),
@@ -294,7 +302,8 @@ export function recordFromFields(flat: readonly string[]): JobRecord {
   return fromHash(h);
 }
 
-function fromHash(h: Record<string, string>): JobRecord {
+/** A record from its Redis hash, as HGETALL returns it (the archive reads records this way too). */
+export function fromHash(h: Record<string, string>): JobRecord {
   const job: Job = {
     id: h.id!,
     endpoint: h.endpoint as Endpoint,

@@ -8,7 +8,13 @@ export function keySpace(prefix: string) {
     bullPrefix: `{${prefix}}`,
     job: (id: string) => `${prefix}:job:${id}`,
     account: (id: string) => `${prefix}:acct:${id}`,
-    ledger: (id: string) => `${prefix}:acct:${id}:ledger`,
+    /**
+     * Every ledger entry (grants, charges, refunds of all accounts), appended by the settlement
+     * scripts and drained into PostgreSQL's `ledger` table, then trimmed (pg/ledger.ts).
+     */
+    ledgerStream: () => `${prefix}:ledger`,
+    /** Held by the one worker process draining the ledger stream at a time. */
+    ledgerDrainLock: () => `${prefix}:ledger:drainer`,
     usage: (id: string) => `${prefix}:acct:${id}:usage`,
     accountKeys: (id: string) => `${prefix}:acct:${id}:keys`,
     accounts: () => `${prefix}:accounts`,

@@ -6,7 +6,7 @@
 import { compile } from "css-select";
 import type { AnyNode } from "domhandler";
 import { Comment, Document, Element, isTag, isText, Text } from "domhandler";
-import { removeSubsets } from "domutils";
+import { compareDocumentPosition, removeSubsets } from "domutils";
 import { html as parse5Html, parse, parseFragment as parse5Fragment } from "parse5";
 import { adapter } from "parse5-htmlparser2-tree-adapter";
 
@@ -14,6 +14,7 @@ export type { AnyNode, Document, Element };
 
 export function parseHtml(html: string): Document {
   const doc = parse(html, { treeAdapter }) as unknown as Document;
+  if (doc instanceof Page) doc.source = html;
   if (capture !== undefined && capture.doc === undefined) capture.doc = doc;
   return doc;
 }
@@ -58,8 +59,8 @@ class Page extends Document {
   walked: Walked | undefined = undefined;
   /** The page's scripts outside `<head>`, met on the page walk (undefined until a whole walk ran). */
   scripts: Element[] | undefined = undefined;
-  /** Deferred HTML by element id, read from the scripts on first use (see `deferredHtml`). */
-  deferred: Map<string, string> | undefined = undefined;
+  /** The HTML the page was parsed from: what its scripts say is read there (see `deferredHtml`). */
+  source: string | undefined = undefined;
 }
 
 /**
@@ -734,30 +735,69 @@ const DEFERRED_CALL = "jsl.dh('";
 /**
  * HTML a raw results page serves in scripts and sets into an element on load: `window.jsl.dh('<id>',
  * '<escaped HTML>')` fills the (empty) element of that id. Answers of "People also ask" come this way
- * (web/tesla-manifesto-desktop-2025, 2021–2026 raw pages): they are part of the page as served, only
- * collapsed. The scripts are read once per page, on first use; each call's HTML is decoded when asked
- * for. When an id is filled twice, the later call wins, as it does on the page.
+ * (web/tesla-manifesto-desktop-2025, 2019–2026 raw pages): they are part of the page as served, only
+ * collapsed. Returns a lookup of id → the call's string literal, still escaped: a caller can test it
+ * for what it looks for before decoding it (`servedHtml`) and parsing it.
+ *
+ * The calls are read in page order, only as far as a lookup needs, from the HTML the page was parsed
+ * from when `parseHtml` built it: a script's text in the tree is built by the parser in pieces, and
+ * its first read copies it whole, which costs more than finding the calls (pages carry up to a
+ * megabyte of scripts, most of it code). In another tree, the scripts after `after` (the first
+ * element looked up: a call fills an element already on the page) are read. When an id is filled
+ * twice, the later call read wins, as on the page.
  */
-export function deferredHtml(doc: AnyNode): (id: string) => string | undefined {
-  let calls = doc instanceof Page ? doc.deferred : undefined;
-  if (!calls) {
-    calls = new Map();
-    for (const script of pageScripts(doc)) readDeferredCalls(scriptText(script), calls);
-    if (doc instanceof Page) doc.deferred = calls;
-  }
-  const found = calls;
+export function deferredHtml(doc: AnyNode, after?: AnyNode): (id: string) => string | undefined {
+  const calls = new Map<string, string>();
+  const source = doc instanceof Page ? doc.source : undefined;
+  // What is left to read: a position in the source, or the next script.
+  let at = 0;
+  const scripts = source === undefined ? pageScripts(doc) : [];
+  let next = after && source === undefined ? firstFollowing(scripts, after) : 0;
+  const readMore = (): boolean => {
+    if (source !== undefined) {
+      at = at < 0 ? -1 : readDeferredCall(source, at, calls);
+      return at >= 0;
+    }
+    if (next >= scripts.length) return false;
+    const code = scriptText(scripts[next++]!);
+    for (let from = 0; from >= 0; ) from = readDeferredCall(code, from, calls);
+    return true;
+  };
   return (id) => {
-    const literal = found.get(id);
-    return literal === undefined ? undefined : decodeJsString(literal);
+    for (;;) {
+      const literal = calls.get(id);
+      if (literal !== undefined || !readMore()) return literal;
+    }
   };
 }
 
-/** Each `jsl.dh('<id>','<literal>')` in a script: id → the literal's raw text (found by `indexOf`, not a regex over it). */
-function readDeferredCalls(code: string, calls: Map<string, string>): void {
-  for (let at = code.indexOf(DEFERRED_CALL); at >= 0; at = code.indexOf(DEFERRED_CALL, at + 1)) {
+/**
+ * domutils' `DocumentPosition.PRECEDING` bit, which `compareDocumentPosition(a, b)` sets when `a`
+ * comes before `b` (a const enum, unreadable under isolatedModules).
+ */
+const PRECEDING = 2;
+
+/** Index of the first of `nodes` (in document order) that follows `el`; `nodes.length` when none does. */
+function firstFollowing(nodes: readonly AnyNode[], el: AnyNode): number {
+  let lo = 0;
+  let hi = nodes.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (compareDocumentPosition(el, nodes[mid]!) & PRECEDING) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/**
+ * The first `jsl.dh('<id>','<literal>')` in `code` from `from` into `calls` (id → the literal's raw
+ * text, found by `indexOf`, not a regex over it); where to go on from, or -1 when there is none.
+ */
+function readDeferredCall(code: string, from: number, calls: Map<string, string>): number {
+  for (let at = code.indexOf(DEFERRED_CALL, from); at >= 0; at = code.indexOf(DEFERRED_CALL, at + 1)) {
     const idStart = at + DEFERRED_CALL.length;
     const idEnd = code.indexOf("'", idStart);
-    if (idEnd < 0) return;
+    if (idEnd < 0) return -1;
     let p = idEnd + 1;
     while (code[p] === " ") p++;
     if (code[p++] !== ",") continue;
@@ -766,10 +806,11 @@ function readDeferredCalls(code: string, calls: Map<string, string>): void {
     const start = p + 1;
     let end = code.indexOf("'", start);
     while (end >= 0 && escaped(code, end)) end = code.indexOf("'", end + 1);
-    if (end < 0) return;
+    if (end < 0) return -1;
     calls.set(code.slice(idStart, idEnd), code.slice(start, end));
-    at = end;
+    return end + 1;
   }
+  return -1;
 }
 
 /** Whether the character at `i` is escaped: an odd run of backslashes before it. */
@@ -782,8 +823,8 @@ function escaped(code: string, i: number): boolean {
 const JS_ESCAPE = /\\(?:x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|([\s\S]))/g;
 const JS_CHAR: Record<string, string> = { n: "\n", r: "\r", t: "\t", b: "\b", f: "\f", v: "\v", "0": "\0" };
 
-/** A JavaScript string literal's body as the string it stands for (`\x3cdiv` → `<div`). */
-function decodeJsString(literal: string): string {
+/** A JavaScript string literal's body as the string it stands for (`\x3cdiv` → `<div`): the HTML of a `deferredHtml` call. */
+export function servedHtml(literal: string): string {
   if (!literal.includes("\\")) return literal;
   return literal.replace(JS_ESCAPE, (_, hex?: string, unicode?: string, c?: string) =>
     hex ? String.fromCharCode(parseInt(hex, 16)) : unicode ? String.fromCharCode(parseInt(unicode, 16)) : (JS_CHAR[c!] ?? c!),

@@ -13,6 +13,9 @@ import { Locations } from "../src/locations.js";
 import { createUpstream, UpstreamFailure, type ParserTable, type UpstreamDeps } from "../src/scrape.js";
 import { upstreamOptionsFromEnv, type UpstreamOptions } from "../src/config.js";
 import { parseProfileTable } from "../src/profiles.js";
+import { COVERAGE_THRESHOLDS } from "../src/coverage.js";
+import { cutInRegion } from "./cut-region.js";
+import { FIXTURES_DIR, fixturesAvailable } from "./fixtures-dir.js";
 
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), "fixtures");
 const page = (name: string) => readFileSync(join(fixtures, name), "utf8");
@@ -434,6 +437,75 @@ describe("scrape: proxies", () => {
     expect(f2.tries).toEqual([]);
     expect(seen).toEqual([]);
     up.close();
+  });
+});
+
+// ---- pages understood only in part (src/coverage.ts) --------------------------------------------
+
+/**
+ * A results page whose titled result links are mostly in markup the stand-in parser does not read
+ * (single-quoted links): it reads `read` of `read + unread` results.
+ */
+function partlyRead(read: number, unread: number): string {
+  const item = (i: number, quote: string) =>
+    `<div class="g" data-hveid="C${i}"><h3><a href=${quote}https://example.com/r${i}${quote}>Result ${i}</a></h3><span>Snippet.</span></div>`;
+  const items = [...Array.from({ length: read }, (_, i) => item(i, '"')), ...Array.from({ length: unread }, (_, i) => item(read + i, "'"))];
+  return `<!doctype html><html><head><title>coffee</title></head><body><div id="search"><div id="rso">${items.join("")}</div></div><div id="foot"><a href="/search?q=coffee&amp;start=10">Next</a></div></body></html>`;
+}
+
+describe("scrape: a results page understood only in part", () => {
+  test("is treated like a wall: the next rung is asked, and the first page understood is taken", async () => {
+    answer = (s) => (s.agent === "chrome" ? { body: partlyRead(1, 3) } : { body: BASIC });
+    const out = await upstream().scrape("web-search", job());
+    expect(out.tries.map((t) => [t.profile, t.outcome])).toEqual([["desktop", "partial"], ["basic-lynx", "results"]]);
+    expect(out.tries[0]!.detail).toBe("coverage 0.25 < 0.3: 1 of 4 result links in blocks (full layout)");
+    expect(out.tries[0]!.coverage).toEqual({ links: 4, accounted: 1, ratio: 0.25, layout: "full" });
+    expect(out.blocks.organic_results).toEqual([{ position: 1, title: "Basic coffee", link: "https://example.com/basic" }]);
+    expect(out.coverage).toMatchObject({ links: 1, accounted: 1, ratio: 1, layout: "basic" });
+  });
+
+  test("a page at the threshold is taken", async () => {
+    answer = () => ({ body: partlyRead(3, 7) });
+    const out = await upstream().scrape("web-search", job());
+    expect(out.tries.map((t) => t.outcome)).toEqual(["results"]);
+    expect(out.coverage!.ratio).toBe(COVERAGE_THRESHOLDS["web-search"]);
+    expect(out.blocks.organic_results).toHaveLength(3);
+  });
+
+  test("when no rung does better, the job fails as partial: not retryable, in the customer's words, with the best figure", async () => {
+    answer = (s) => (s.agent === "lynx" ? { body: partlyRead(1, 3) } : s.agent === "msie" ? { body: ENABLEJS } : { body: partlyRead(1, 5) });
+    const f = await failure(upstream().scrape("web-search", job()));
+    expect(f.tries.map((t) => t.outcome)).toEqual(["partial", "partial", "js_wall", "partial"]);
+    expect(f).toMatchObject({ kind: "partial", retryable: false, message: JOB_ERRORS.partial });
+    expect(f.coverage).toEqual({ links: 4, accounted: 1, ratio: 0.25, layout: "full" });
+    expect(f.rungs).toContain("basic-lynx (http): partial, coverage 0.25 < 0.3: 1 of 4 result links in blocks");
+  });
+
+  test("a rung whose pages are understood only in part rests like a wall, and later jobs skip it", async () => {
+    answer = (s) => (s.agent === "chrome" ? { body: partlyRead(1, 3) } : { body: BASIC });
+    const up = upstream({ breakerThreshold: 2, breakerRestMs: 60_000 });
+    for (let i = 0; i < 2; i++) expect((await up.scrape("web-search", job())).tries[0]!.outcome).toBe("partial");
+    const third = await up.scrape("web-search", job());
+    expect(third.tries.map((t) => t.profile)).toEqual(["basic-lynx"]);
+    expect(third.skipped).toEqual([expect.objectContaining({ profile: "desktop", key: "desktop", lastOutcome: "partial" })]);
+    expect(up.status().breakers.find((b) => b.key === "desktop")).toMatchObject({ state: "open", lastOutcome: "partial" });
+    await up.close();
+  });
+
+  (fixturesAvailable ? test : test.skip)("with the real parsers: a captured page cut in the middle of its results region fails every rung; whole, it is taken", async () => {
+    const whole = readFileSync(join(FIXTURES_DIR, "web/coffee-desktop-2023.html"), "utf8");
+    const cut = cutInRegion(whole, ["rso"])!;
+    const real = { parsers: {} };
+    answer = () => ({ body: cut });
+    const f = await failure(upstream({}, real).scrape("web-search", job()));
+    expect(f.kind).toBe("partial");
+    expect(f.tries.map((t) => t.outcome)).toEqual(["partial", "partial", "partial", "partial"]);
+    expect(f.tries[0]!.detail).toMatch(/^the page ends inside its results region \(cut short/);
+    expect(f.coverage).toMatchObject({ ratio: 0, cut: true, layout: "full" });
+    answer = () => ({ body: whole });
+    const out = await upstream({}, real).scrape("web-search", job());
+    expect(out.tries.map((t) => t.outcome)).toEqual(["results"]);
+    expect(out.coverage).toEqual({ links: 10, accounted: 10, ratio: 1, layout: "full" });
   });
 });
 

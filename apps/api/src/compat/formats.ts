@@ -1,8 +1,8 @@
 /**
  * The forms a search is answered in, as the model API offers them: JSON (the default), the
  * upstream page itself (`output=html`, `/search.html`, `/searches/{id}.html`) and a compact markdown
- * rendering for agents (`output=md`, `/search.md`, `Accept: text/markdown`). The path's extension
- * decides first, then `output`, then the Accept header. Errors stay `{"error": "..."}` JSON in
+ * rendering for agents (`output=md`, `/search.md`, `Accept: text/markdown`). A `.html` or `.md`
+ * path decides first, then `output`, then the Accept header. Errors stay `{"error": "..."}` JSON in
  * every form, so a client reads them as it always does.
  */
 import type { Request, Response } from "express";
@@ -17,15 +17,18 @@ const OUTPUTS: Record<string, Format> = { json: "json", html: "html", md: "md", 
 
 /** The form asked for, or a 400 for an `output` this endpoint does not know. */
 export function formatOf(req: Request): Format {
-  const extension = /\.(json|html|md)$/.exec(req.path)?.[1] as Format | undefined;
-  if (extension) return extension;
   const output = req.query.output;
+  let asked: Format | undefined;
   if (output !== undefined && output !== "") {
     if (typeof output !== "string") throw new ApiError("invalid_request", "`output` parameter must be given once.");
-    const format = OUTPUTS[output.toLowerCase()];
-    if (!format) throw new ApiError("invalid_request", `Unsupported \`${output.slice(0, 100)}\` output - output parameter (use json, html or md).`);
-    return format;
+    asked = OUTPUTS[output.toLowerCase()];
+    if (!asked) throw new ApiError("invalid_request", `Unsupported \`${output.slice(0, 100)}\` output - output parameter (use json, html or md).`);
   }
+  // The old Python client asks for `/searches/{id}.html` with the `output=json` of its last search: that path
+  // decides. `.json` is every client's and doc's default path, so `output` and Accept still choose there.
+  const extension = /\.(html|md)$/.exec(req.path)?.[1] as Format | undefined;
+  if (extension) return extension;
+  if (asked) return asked;
   return req.accepts(["application/json", "text/markdown"]) === "text/markdown" ? "md" : "json";
 }
 

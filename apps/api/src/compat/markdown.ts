@@ -35,7 +35,8 @@ const NOT_BLOCKS = new Set(["search_metadata", "search_parameters", "search_info
 /** Blocks whose items are bare terms (their links only repeat the search), shown on one line. */
 const TERMS: Record<string, string> = { suggestions: "value", related_searches: "query" };
 
-const TITLE_KEYS = ["title", "question", "name", "query", "value"];
+/** A related question is titled by the question, linked to its answer's page. */
+const TITLE_KEYS = ["question", "title", "name", "query", "value"];
 const LINK_KEYS = ["link", "product_link", "website"];
 const SNIPPET_KEYS = ["snippet", "description", "answer"];
 /** Short facts shown on the item's line after its title, in this order. */
@@ -62,6 +63,8 @@ function target(value: unknown): string | undefined {
     return undefined;
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") return undefined;
+  // A text fragment (`#:~:text=…`) only tells a browser what to highlight: long, and nothing to read.
+  if (url.hash.startsWith("#:~:")) url.hash = "";
   return /[()<>\s]/.test(url.href) ? `<${url.href.replace(/[<>\s]/g, encodeURIComponent)}>` : url.href;
 }
 
@@ -140,12 +143,8 @@ function record(o: Obj): string[] {
 
 function block(key: string, value: unknown): string[] {
   if (key === "ai_overview" && isObj(value)) return aiOverview(value);
-  // The web results page's local pack: its places, and the link to more.
-  if (isObj(value) && Array.isArray(value.places)) {
-    const out = block(key, value.places);
-    const more = target(value.more_locations_link);
-    return more ? [...out, `More places: ${more}`] : out;
-  }
+  // The web results page's local pack: its places (its link to more places only repeats the search).
+  if (isObj(value) && Array.isArray(value.places)) return block(key, value.places);
   if (Array.isArray(value)) {
     const items = value.filter(isObj);
     const term = TERMS[key];

@@ -1,8 +1,8 @@
 /**
  * Query parameters of GET /search.json (SPEC §4.3) → one validated search, and that search → the
  * live job it runs. Every rule answers 400 with the reference API's wording where it has one.
- * Parameters that do not apply (`num`, the domain selector, `safe`, `output`, `source`,
- * `async`, `device` off engine `web`, `start` on kinds that do not page…) are ignored.
+ * Parameters that do not apply (`num`, the domain selector, `safe`, `source`, `async`, `device`
+ * off engine `web`, `start` on kinds that do not page…) are ignored; `output` is read by formats.ts.
  */
 import {
   ApiError,

@@ -35,12 +35,15 @@ export async function rawPageOf(store: RawPageStore, record: JobRecord, what = "
   if (status !== "completed") {
     throw new ApiError("not_found", `No page for ${what} ${id}: it is ${status}; a page is kept only for a completed ${what}`);
   }
-  let page = await store.compressed(id);
-  if (!page && completedAt && Date.now() - Date.parse(completedAt) < JUST_COMPLETED_MS) {
+  // A result answered from the cache was parsed from the page of the job that fetched it.
+  const source = record.cachedFrom ?? id;
+  let page = await store.compressed(source);
+  // Not for a page whose retention has run out: it is gone, not late.
+  if (!page && completedAt && Date.now() - Date.parse(completedAt) < Math.min(JUST_COMPLETED_MS, store.retentionSeconds * 1000)) {
     const until = Date.now() + WAIT_MS;
     while (!page && Date.now() < until) {
       await new Promise((r) => setTimeout(r, POLL_MS));
-      page = await store.compressed(id);
+      page = await store.compressed(source);
     }
   }
   if (!page) {

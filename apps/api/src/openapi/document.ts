@@ -180,6 +180,26 @@ function registerAccount(r: OpenAPIRegistry): void {
   });
   r.registerPath({
     method: "get",
+    path: "/v1/account/usage",
+    operationId: "getUsage",
+    tags: ["Account"],
+    summary: "Usage by day or month",
+    description:
+      "Jobs (completed and failed), cache hits and credits per endpoint and period (UTC), from the ledger in PostgreSQL. " +
+      "`from` is inclusive and `to` exclusive; by default the last 30 days; at most 366 days. " +
+      "Entries reach the ledger within about a second of each job's end, so the current period can trail by that much.",
+    security: bearer,
+    request: {
+      query: z.object({
+        from: z.string().optional().meta({ description: "Start (inclusive): a date YYYY-MM-DD (midnight UTC) or an ISO 8601 instant", example: "2026-11-01" }),
+        to: z.string().optional().meta({ description: "End (exclusive): a date or an instant; default now", example: "2026-12-01" }),
+        granularity: z.enum(["day", "month"]).optional().meta({ description: "Period of each row (default day)" }),
+      }),
+    },
+    responses: { 200: json(s.usageView, "Usage rows, oldest period first"), ...errors("invalid_request", "unauthorized") },
+  });
+  r.registerPath({
+    method: "get",
     path: "/v1/webhooks/secret",
     operationId: "getWebhookSecret",
     tags: ["Webhooks"],
@@ -229,10 +249,19 @@ function registerCompat(r: OpenAPIRegistry): void {
       description:
         "Runs one live job (1 credit; failed searches are free) and answers in the reference search-results API's shape; " +
         "with async=true it answers at once (status Processing) and the result is read at /searches/{id}.json. " +
-        "Parameters that cannot be applied (num, the domain selector, safe, output, source, no_cache) are ignored. Rate-limited per account.",
+        "Parameters that cannot be applied (num, the domain selector, safe, source) are ignored. output=html answers the " +
+        "upstream page itself (search_metadata.raw_html_file links to it), output=md (or Accept: text/markdown) compact markdown. " +
+        "Rate-limited per account.",
       security: [{ apiKeyQuery: [] }, { bearerAuth: [] }],
       request: { query: s.compatSearchQuery },
-      responses: { 200: json(s.compatSearchResponse, "The results", rateHeaders), ...compatErrors(400, 401, 402, 429, 502) },
+      responses: {
+        200: {
+          description: "The results (JSON; the upstream page with output=html; markdown with output=md or Accept: text/markdown)",
+          headers: rateHeaders,
+          content: { "application/json": { schema: s.compatSearchResponse }, "text/html": { schema: z.string() }, "text/markdown": { schema: z.string() } },
+        },
+        ...compatErrors(400, 401, 402, 429, 502),
+      },
     });
   }
   for (const path of ["/search.json", "/search"] as const) {
@@ -283,10 +312,25 @@ function registerCompat(r: OpenAPIRegistry): void {
     path: "/searches/{id}",
     operationId: "compatArchivedSearch",
     tags: ["Compatibility"],
-    summary: "A past search of the caller by its search_metadata.id (a trailing .json is accepted)",
+    summary: "A past search of the caller by its search_metadata.id (a trailing .json is accepted; .html the page, .md markdown)",
+    description:
+      "The search as /search.json answered it. `{id}.html` (or output=html) is its upstream page while it is kept " +
+      "(search_metadata.raw_html_file links there); `{id}.md` (or output=md) the markdown rendering.",
     security: [{ apiKeyQuery: [] }, { bearerAuth: [] }],
-    request: { params: z.object({ id: z.string() }), query: z.object({ api_key: z.string().optional() }) },
-    responses: { 200: json(s.compatSearchResponse, "The search as /search.json answered it"), ...compatErrors(401, 404) },
+    request: {
+      params: z.object({ id: z.string().meta({ description: "search_metadata.id, optionally followed by .json, .html or .md", example: "job_01JZ8K3Q4V7X9YB2C5D6E7F8G9.json" }) }),
+      query: z.object({
+        api_key: z.string().optional().meta({ description: "The API key, when not sent as a Bearer token" }),
+        output: z.enum(["json", "html", "md"]).optional().meta({ description: "The form of the answer when the id has no extension. Default json" }),
+      }),
+    },
+    responses: {
+      200: {
+        description: "The search as /search.json answered it (or its page, or its markdown)",
+        content: { "application/json": { schema: s.compatSearchResponse }, "text/html": { schema: z.string() }, "text/markdown": { schema: z.string() } },
+      },
+      ...compatErrors(401, 404),
+    },
   });
   for (const path of ["/account", "/account.json"] as const) {
     r.registerPath({
@@ -335,8 +379,9 @@ function registerMcp(r: OpenAPIRegistry): void {
     tags: ["MCP"],
     summary: "MCP server (Streamable HTTP, stateless, JSON responses)",
     description:
-      "One JSON-RPC 2.0 message of the Model Context Protocol per request (no batches): one tool per job endpoint and one " +
-      "to read a job; tool results carry structuredContent. Same keys and billing as POST /v1/jobs; rate-limited per account.",
+      "One JSON-RPC 2.0 message of the Model Context Protocol per request (no batches): one tool per job endpoint (each also " +
+      "takes queue: live by default) and one to read a job; tool results carry structuredContent and, as their text, a " +
+      "compact markdown rendering of the result. Same keys and billing as POST /v1/jobs; rate-limited per account.",
     security: bearer,
     request: { body: { required: true, content: { "application/json": { schema: s.jsonRpcRequest } } } },
     responses: {

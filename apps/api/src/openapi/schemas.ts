@@ -50,15 +50,17 @@ const isoDate = z.string().meta({ format: "date-time" });
 export const jobParams = named(
   z
     .object({
-      query: z.string().optional(),
-      product_id: z.string().optional(),
+      query: z.string().optional().meta({ description: "The search text (every endpoint but the product ones)" }),
+      product_id: z.string().optional().meta({ description: "The product (web-shopping-product and web-shopping-product-info)" }),
       // Stored normalised: `uk` is shown as `gb`.
-      country: z.enum(COUNTRY_CODES.filter((c): c is Country => c !== "uk") as [Country, ...Country[]]),
-      language: z.string(),
-      page: z.int().optional(),
-      device: z.enum(["desktop", "mobile"]).optional(),
-      location: z.string().optional(),
-      uule: z.string().optional(),
+      country: z
+        .enum(COUNTRY_CODES.filter((c): c is Country => c !== "uk") as [Country, ...Country[]])
+        .meta({ description: "The country used (uk shown as gb; the location's when none was given)" }),
+      language: z.string().meta({ description: "The language used, lower case" }),
+      page: z.int().optional().meta({ description: "The results page (endpoints that page)" }),
+      device: z.enum(["desktop", "mobile"]).optional().meta({ description: "web-search only" }),
+      location: z.string().optional().meta({ description: "The canonical location searched from, when one was given" }),
+      uule: z.string().optional().meta({ description: "The raw location value, when one was given" }),
     })
     .meta({ description: "The submitted params with every default filled in" }),
   "JobParams",
@@ -67,17 +69,17 @@ export const jobParams = named(
 export const job = named(
   z.object({
     id: z.string().meta({ example: "job_01JZ8K3Q4V7X9YB2C5D6E7F8G9", description: "`job_` + a ULID" }),
-    endpoint: z.enum(ENDPOINTS),
-    queue: z.enum(QUEUES),
-    status: z.enum(JOB_STATUSES),
+    endpoint: z.enum(ENDPOINTS).meta({ description: "The search the job runs" }),
+    queue: z.enum(QUEUES).meta({ description: "The queue it was submitted to" }),
+    status: z.enum(JOB_STATUSES).meta({ description: "pending → processing → completed or failed" }),
     params: jobParams,
     credits: z.int().meta({ description: "Credits charged; 0 while not final and when failed" }),
-    latencyMs: z.int().nullable(),
+    latencyMs: z.int().nullable().meta({ description: "Milliseconds from the worker taking the job to its end; null until then" }),
     error: z.string().nullable().meta({ description: "Why the job failed (failed jobs only)" }),
     attempts: z.int().meta({ description: "Upstream attempts made so far" }),
-    createdAt: isoDate,
-    completedAt: isoDate.nullable(),
-    postbackUrl: z.string().optional(),
+    createdAt: isoDate.meta({ description: "When the job was submitted" }),
+    completedAt: isoDate.nullable().meta({ description: "When it became completed or failed; null until then" }),
+    postbackUrl: z.string().optional().meta({ description: "Where the final job is POSTed (fast and regular jobs that gave one)" }),
     cacheMaxAgeSeconds: z.int().optional().meta({ description: "The cache opt-in the job was submitted with; absent when it never reads the cache" }),
     cacheHit: z.boolean().optional().meta({
       description: "With cacheMaxAgeSeconds: true when the result was answered from the result cache (billed the cache-hit price), false when fetched",
@@ -136,9 +138,29 @@ export const accountView = named(
 );
 export type AccountView = z.output<typeof accountView>;
 
+export const usageView = named(
+  z.object({
+    from: isoDate.meta({ description: "Start of the range (inclusive)" }),
+    to: isoDate.meta({ description: "End of the range (exclusive)" }),
+    granularity: z.enum(["day", "month"]),
+    usage: z.array(
+      z.object({
+        period: z.string().meta({ description: "The period's first day, YYYY-MM-DD (UTC)", example: "2026-11-24" }),
+        endpoint: z.string().meta({ example: "web-search" }),
+        jobs: z.int().meta({ description: "Jobs that ended in the period: completed + failed" }),
+        completed: z.int(),
+        failed: z.int().meta({ description: "Failed jobs (never charged)" }),
+        cacheHits: z.int().meta({ description: "Completed jobs answered from the result cache" }),
+        credits: z.int().meta({ description: "Credits charged" }),
+      }),
+    ).meta({ description: "One row per period and endpoint with any job, oldest period first" }),
+  }),
+  "Usage",
+);
+
 // ---- Compatibility endpoints (/search.json, /search, /searches/{id}, /account, /locations.json) --
 
-/** Query of GET /search.json (SPEC §4.3). Unknown parameters such as num, safe, output are ignored. */
+/** Query of GET /search.json (SPEC §4.3). Unknown parameters such as num and safe are ignored. */
 export const compatSearchQuery = z.object({
   engine: z
     .enum(ACCEPTED_ENGINES as [string, ...string[]])
@@ -155,6 +177,11 @@ export const compatSearchQuery = z.object({
   async: z.enum(["true", "false", "1", "0"]).optional().meta({
     description: "true answers at once with search_metadata.status Processing; read the result at /searches/{id}.json",
   }),
+  no_cache: z.enum(["true", "false", "1", "0"]).optional().meta({
+    description:
+      "true fetches afresh instead of answering from the result cache (identical searches within CACHE_TTL_SECONDS, default 1 hour, " +
+      "are answered from it and billed the cache-hit price); the fresh result refreshes the cache. Not with async=true (400)",
+  }),
   gl: z.enum(COUNTRY_CODES).optional().meta({ description: "Country; default us" }),
   hl: z.string().optional().meta({ description: "Language; a regional code such as en-GB uses its language part. Default en" }),
   device: z.enum(["desktop", "mobile"]).optional().meta({ description: "Engine web only. Default desktop" }),
@@ -165,6 +192,11 @@ export const compatSearchQuery = z.object({
   }),
   tbm: z.enum(["nws", "isch", "shop", "lcl"]).optional().meta({ description: "Engine web (or google) only: news, images, shopping, local" }),
   api_key: z.string().optional().meta({ description: "The API key, when not sent as a Bearer token" }),
+  output: z.enum(["json", "html", "md"]).optional().meta({
+    description:
+      "json (default); html: the upstream page the result was parsed from (kept RAW_HTML_RETENTION_SECONDS); md: compact markdown " +
+      "(also with Accept: text/markdown). A path ending .html or .md decides instead",
+  }),
   serp_api_key: z.string().optional().meta({ description: "The API key under the name the reference's older Python client sends it; api_key wins when both are sent" }),
 });
 
@@ -178,8 +210,12 @@ export const compatSearchResponse = named(
           id: z.string(),
           status: z.string().meta({ example: "Success" }),
           json_endpoint: z.string().optional(),
+          raw_html_file: z.string().optional().meta({
+            description: "Where the upstream page of a completed search is served (/searches/{id}.html), while it is kept (RAW_HTML_RETENTION_SECONDS)",
+          }),
           created_at: z.string().optional(),
           processed_at: z.string().optional(),
+          cached: z.boolean().optional().meta({ description: "true when the result cache answered the search (no upstream request; billed the cache-hit price)" }),
           total_time_taken: z.number().optional(),
         })
         .catchall(z.unknown()),

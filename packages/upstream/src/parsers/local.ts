@@ -82,7 +82,7 @@ const HOTEL_CARD = {
 /** Every card's details block on the page, found in the page walk, and the other families' card links. */
 const cardDetails = landmarks(CARD.details);
 const basicCardLinks = landmarks({ tags: ["a"], selector: BASIC_CARD.link });
-const hotelCardLinks = landmarks({ tags: ["a", "div"], selector: HOTEL_CARD.link });
+const hotelCardLinks = landmarks({ attributes: { href: true, "data-url": true }, selector: HOTEL_CARD.link });
 /** What a card is read from, found in one scan of the card. */
 const CARD_PARTS = [CARD.title, CARD.website, CARD.anyLink];
 /** A line, or an element in it, carrying one of the extra-line classes. */

@@ -8,7 +8,7 @@ import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Endpoint } from "@serp/shared";
 import { classify, type PageClass } from "../../src/classify.js";
-import { PARSERS } from "../../src/parsers/index.js";
+import { COVERAGE_THRESHOLDS, parsePage, understood, type Coverage } from "../../src/coverage.js";
 import { FIXTURES_DIR, fixturesAvailable } from "../fixtures-dir.js";
 
 interface BlockExpectation {
@@ -48,11 +48,25 @@ function sameLink(a: string, b: string): boolean {
   }
 }
 
-const cache = new Map<string, unknown>();
-function parsed(fixture: string, parser: Endpoint): unknown {
+/** Each page parsed once per parser, as a worker parses it: its blocks and its coverage figure. */
+const cache = new Map<string, { blocks: unknown; coverage: Coverage }>();
+function parsedPage(fixture: string, parser: Endpoint): { blocks: unknown; coverage: Coverage } {
   const key = `${parser}:${fixture}`;
-  if (!cache.has(key)) cache.set(key, PARSERS[parser](readFileSync(join(FIXTURES_DIR, fixture), "utf8")));
-  return cache.get(key);
+  if (!cache.has(key)) cache.set(key, parsePage(parser, readFileSync(join(FIXTURES_DIR, fixture), "utf8")));
+  return cache.get(key)!;
+}
+function parsed(fixture: string, parser: Endpoint): unknown {
+  return parsedPage(fixture, parser).blocks;
+}
+
+/** The coverage figure of every page parsed in this run, printed once at the end. */
+function coverageTable(): string {
+  const rows = [...cache.entries()].map(([key, { coverage: c }]) => {
+    const [parser, fixture] = [key.slice(0, key.indexOf(":")), key.slice(key.indexOf(":") + 1)] as [Endpoint, string];
+    const mark = c.layout === "none" ? "not measured" : understood(parser, c) ? "ok" : c.cut ? "CUT" : "BELOW";
+    return `${fixture.padEnd(76)} ${parser.padEnd(26)} ${c.layout.padEnd(7)} ${`${c.accounted}/${c.links}`.padStart(7)}  ${c.ratio.toFixed(2)}  ≥ ${String(COVERAGE_THRESHOLDS[parser]).padEnd(4)} ${mark}`;
+  });
+  return `coverage of ${rows.length} parsed pages (layout, accounted/links, ratio, kind's threshold):\n${rows.sort().join("\n")}`;
 }
 
 function walkFixtures(dir: string): string[] {
@@ -71,6 +85,19 @@ describeIfFixtures("conformance on captured upstream pages", () => {
     const named = new Set(expectations.map((e) => e.fixture));
     const pages = walkFixtures(FIXTURES_DIR).filter((f) => !f.endsWith(".md"));
     expect(pages.filter((p) => !named.has(p))).toEqual([]);
+  });
+
+  afterAll(() => {
+    if (cache.size > 0) console.log(coverageTable());
+  });
+
+  test("every captured results page clears its kind's coverage threshold (src/coverage.ts)", () => {
+    const below = expectations
+      .filter((e) => e.parser && e.classify === "results")
+      .map((e) => ({ e, c: parsedPage(e.fixture, e.parser!).coverage }))
+      .filter(({ e, c }) => !understood(e.parser!, c))
+      .map(({ e, c }) => `${e.fixture} (${e.parser}): ${c.accounted}/${c.links} = ${c.ratio.toFixed(2)}${c.cut ? ", cut" : ""}`);
+    expect(below).toEqual([]);
   });
 
   for (const e of expectations) {

@@ -15,7 +15,6 @@
  */
 import type { RelatedQuestion } from "@serp/shared";
 import { isTag } from "domhandler";
-import { appendChild } from "domutils";
 import {
   all,
   attr,
@@ -27,6 +26,7 @@ import {
   landmarks,
   parseFragment,
   scan,
+  servedHtml,
   targetUrl,
   text,
   textOf,
@@ -64,10 +64,18 @@ const FULL = {
 const PAIR_PARTS = [FULL.question, FULL.snippetBox, FULL.listBox, FULL.date, FULL.resultLink, FULL.displayedLink];
 /** What an answer served apart from its pair is read from. */
 const ANSWER_PARTS = PAIR_PARTS.slice(1);
-/** Empty elements that deferred HTML may fill: the pair's answer pane and the slots inside what fills it. */
+/** Empty elements that deferred HTML may fill: the pair's answer pane and the slots inside it. */
 const SLOT = "[id]:empty";
 /** How deep deferred HTML nests (pane → slots → card parts: 3 levels in 2021–2026 pages). */
 const MAX_NESTING = 4;
+/**
+ * What served HTML must hold to be worth parsing: a part an answer is read from (see PAIR_PARTS), as
+ * the script writes it (`<` may be escaped as `\x3c`). Wrappers of slots and answers written by the AI
+ * (long, and not read) are passed over unparsed.
+ */
+const ANSWER_MARK = /(?:<|\\x3c)h3\b|wa:\/description|LGOjhe|di3YZe/;
+/** An element id in served HTML, its quotes possibly escaped (`id\x3d\x22…\x22`). */
+const SERVED_ID = /\bid(?:=|\\x3d)(?:"|\\x22|\\")([^"\\]+)/g;
 
 /** Basic HTML (`gbv=1`). */
 const BASIC = {
@@ -116,7 +124,8 @@ function readFull(pairs: readonly Element[], doc: Document): RelatedQuestion[] {
     if (!question || questions.some((q) => q.question === question)) continue;
     let answer = fullAnswer(found);
     if (!answer.snippet && !answer.list && !answer.link) {
-      const served = servedAnswer(pair, (deferred ??= deferredHtml(doc)));
+      deferred ??= deferredHtml(doc, pair);
+      const served = servedAnswer(pair, deferred);
       if (served.length) answer = fullAnswer(scan(served, ANSWER_PARTS));
     }
     questions.push({ question, ...answer });
@@ -126,25 +135,21 @@ function readFull(pairs: readonly Element[], doc: Document): RelatedQuestion[] {
 
 /**
  * The answer a raw page serves for a pair in its scripts: the HTML filling each empty slot of the
- * pair, and the slots inside that HTML, filled in turn. Parsed apart, never joined to the page.
+ * pair, and the slots named in that HTML, filled in turn; of those, the pieces holding an answer's
+ * parts, each parsed apart (never joined to the page), in the order the slots nest.
  */
-function servedAnswer(pair: Element, html: (id: string) => string | undefined): AnyNode[] {
-  const fill = (slots: readonly Element[], depth: number): AnyNode[] => {
-    const filled: AnyNode[] = [];
-    for (const slot of slots) {
-      const content = html(slot.attribs.id!);
-      if (content === undefined) continue;
-      const nodes = parseFragment(content);
-      if (depth < MAX_NESTING) {
-        for (const inner of all(SLOT, nodes)) {
-          for (const node of fill([inner], depth + 1)) appendChild(inner, node);
-        }
-      }
-      filled.push(...nodes);
-    }
-    return filled;
+function servedAnswer(pair: Element, served: (id: string) => string | undefined): AnyNode[] {
+  const pieces: string[] = [];
+  const seen = new Set<string>();
+  const visit = (id: string, depth: number) => {
+    const literal = served(id);
+    if (literal === undefined || seen.has(id)) return;
+    seen.add(id);
+    if (ANSWER_MARK.test(literal)) pieces.push(literal);
+    if (depth < MAX_NESTING) for (const m of literal.matchAll(SERVED_ID)) visit(m[1]!, depth + 1);
   };
-  return fill(all(SLOT, pair), 1);
+  for (const slot of all(SLOT, pair)) visit(slot.attribs.id!, 1);
+  return pieces.flatMap((literal) => parseFragment(servedHtml(literal)));
 }
 
 /** Not displayed when the page was saved: marked so by the page or the saving tool, up to the list. */

@@ -1,0 +1,53 @@
+import type pg from "pg";
+import { ArchiveUnavailableError } from "./archive.js";
+
+export type UsageGranularity = "day" | "month";
+
+/** One endpoint's use in one period (UTC), from the ledger. */
+export interface UsageRow {
+  /** The period's first day, `YYYY-MM-DD` (UTC). */
+  period: string;
+  endpoint: string;
+  /** Jobs that became final: completed + failed. */
+  jobs: number;
+  completed: number;
+  failed: number;
+  /** Of the completed ones, answered from the result cache. */
+  cacheHits: number;
+  credits: number;
+}
+
+/**
+ * An account's usage by period and endpoint, read from the `ledger` table (each final job has one
+ * entry: a charge when it completed, a refund when it failed). Entries reach the table within
+ * about a second of the settlement (the drainer; its lag is in /metrics), so today's figures can
+ * trail by that much. PostgreSQL unreachable: ArchiveUnavailableError (the API's 503).
+ */
+export async function usageByPeriod(
+  pool: pg.Pool,
+  accountId: string,
+  range: { from: Date; to: Date },
+  granularity: UsageGranularity,
+): Promise<UsageRow[]> {
+  try {
+    const { rows } = await pool.query<{ period: string; endpoint: string; completed: string; failed: string; cache_hits: string; credits: string }>(
+      `SELECT to_char(date_trunc($4, at AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS period, endpoint,
+              count(*) FILTER (WHERE type = 'charge') AS completed,
+              count(*) FILTER (WHERE type = 'refund') AS failed,
+              count(*) FILTER (WHERE type = 'charge' AND cache_hit) AS cache_hits,
+              coalesce(sum(credits) FILTER (WHERE type = 'charge'), 0) AS credits
+         FROM ledger
+        WHERE account_id = $1 AND type IN ('charge', 'refund') AND at >= $2 AND at < $3 AND endpoint IS NOT NULL
+        GROUP BY 1, 2
+        ORDER BY 1, 2`,
+      [accountId, range.from.toISOString(), range.to.toISOString(), granularity],
+    );
+    return rows.map((r) => {
+      const completed = Number(r.completed);
+      const failed = Number(r.failed);
+      return { period: r.period, endpoint: r.endpoint, jobs: completed + failed, completed, failed, cacheHits: Number(r.cache_hits), credits: Number(r.credits) };
+    });
+  } catch (err) {
+    throw new ArchiveUnavailableError(`usage is unavailable: ${(err as Error).message}`);
+  }
+}

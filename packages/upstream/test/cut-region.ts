@@ -1,0 +1,36 @@
+/**
+ * A captured page cut in the middle of its results region, as an answer that stops there would
+ * leave it: the region is found by id in parse5's own tree with source offsets, and the text is cut
+ * halfway between the end of its opening tag and the start of its closing one.
+ */
+import { parse, type DefaultTreeAdapterMap, type Token } from "parse5";
+
+type Node = DefaultTreeAdapterMap["node"];
+type ParentNode = DefaultTreeAdapterMap["parentNode"];
+
+/** The results landmarks of each kind, the first found wins (the 2021 image grid's tiles wait in `#is-results`). */
+export const REGION_IDS = {
+  "web-search": ["rso", "main"],
+  "web-news": ["rso", "search", "main"],
+  "web-images": ["is-results", "islrg", "rso", "search", "main"],
+  "web-shopping-search": ["rso", "search", "main"],
+} as const;
+
+/** The page cut inside the first of `ids` it has, or undefined when it has none of them. */
+export function cutInRegion(html: string, ids: readonly string[]): string | undefined {
+  const doc = parse(html, { sourceCodeLocationInfo: true });
+  const found = new Map<string, Node>();
+  const stack: Node[] = [doc];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    const id = "attrs" in node ? node.attrs.find((a) => a.name === "id")?.value : undefined;
+    if (id && ids.includes(id) && !found.has(id)) found.set(id, node);
+    if ("childNodes" in node) stack.push(...(node as ParentNode).childNodes);
+  }
+  const region = ids.map((id) => found.get(id)).find((n) => n !== undefined);
+  const at = region && "sourceCodeLocation" in region ? (region.sourceCodeLocation as Token.ElementLocation | undefined) : undefined;
+  if (!at?.startTag) return undefined;
+  const from = at.startTag.endOffset;
+  const to = at.endTag?.startOffset ?? at.endOffset;
+  return html.slice(0, Math.floor((from + to) / 2));
+}
