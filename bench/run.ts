@@ -30,7 +30,7 @@ async function run(file: string): Promise<Row[]> {
 
 const rows: Row[] = [];
 const steal = hostSteal();
-for (const file of ["submissions.ts", "live-latency.ts", "worker-throughput.ts", "extraction.ts", "memory.ts", "transports.ts", "browser.ts", "cache.ts", "raw-pages.ts", "archive.ts"]) {
+for (const file of ["submissions.ts", "live-latency.ts", "worker-throughput.ts", "extraction.ts", "memory.ts", "transports.ts", "browser.ts", "cache.ts", "raw-pages.ts", "archive.ts", "ledger.ts"]) {
   console.log(`\n== bench/${file}`);
   rows.push(...(await run(file)));
 }
@@ -120,6 +120,12 @@ What each one measures:
    \`MEMORY USAGE\`: nothing of the result may be left) vs while hot; PostgreSQL's
    \`pg_column_size\` of the archived record (JSONB, TOAST-compressed) vs the result JSON; and
    \`GET /v1/jobs/{id}\` over real HTTP on a kept-alive connection, p50/p99, archived vs hot.
+11. **Ledger drain lag** (\`bench/ledger.ts\`, needs PostgreSQL): the submissions load of row 1 (POST
+   /v1/jobs on the fast queue, 32 connections) with workers serving the fast queue in the same
+   process (PARSE_THREADS=1), so every job settles and appends its charge to the Redis stream, which
+   the worker's drainer copies into PostgreSQL. The lag (age of the oldest entry not yet in
+   PostgreSQL, \`serp_ledger_drain_lag_seconds\`) sampled every 50 ms until every job is settled and
+   drained: p50/p99; and the histogram bucket holding 99% of the entries' settlement-to-commit delays.
 `;
 const out = resolve(dirname(fileURLToPath(import.meta.url)), "../docs/BENCHMARKS.md");
 mkdirSync(dirname(out), { recursive: true });

@@ -21,7 +21,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { ensureChromium } from "./chromium.mjs";
 import { DEFAULT_DATA_DIR, freePort, spawnRedis } from "./redis.mjs";
 import { DEFAULT_DATA_DIR as DEFAULT_PG_DATA_DIR, startPostgres } from "./postgres.mjs";
-import { Supervised, watchParent } from "./supervise.mjs";
+import { EXIT_CONFIG, Supervised, watchParent } from "./supervise.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const PNPM = ["--yes", "pnpm@10.34.8"];
@@ -112,7 +112,8 @@ async function start() {
   const tellKeeper = () => {
     for (const k of keepers) if (k.child.connected) k.child.send({ apps: apps.map((a) => a.pid).filter(Boolean) });
   };
-  const options = { say, onStart: tellKeeper };
+  // An app that refuses its configuration stops the whole run: nothing works until it is fixed.
+  const options = { say, onStart: tellKeeper, onConfigError: (name) => void stop(`${name}'s configuration is invalid`, EXIT_CONFIG) };
   apps.push(
     new Supervised("api", spawnApp("apps/api/src/index.ts", env), options),
     new Supervised("worker", spawnApp("apps/worker/src/index.ts", { ...env, WORKER_QUEUES: env.WORKER_QUEUES ?? "live,fast,regular" }), options),
@@ -120,7 +121,7 @@ async function start() {
   for (const app of apps) app.run();
 
   let stopping = false;
-  const stop = async (why) => {
+  const stop = async (why, code = 0) => {
     if (stopping) {
       say(`${why} again: killing the API and worker now`);
       await Promise.all(apps.map((a) => a.kill()));
@@ -133,10 +134,12 @@ async function start() {
     await Promise.all(apps.map((a) => a.stop("SIGTERM", grace[a.name])));
     await Promise.all(keepers.map((k) => k.stop()));
     say("stopped");
-    process.exit(0);
+    process.exit(code);
   };
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => void stop(signal));
-  watchParent(() => void stop("npm is gone"));
+  // Under npm, SIGTERM to npm reaches only its `sh -c`, never this process: npm's going is the signal.
+  // (Started directly, by a shell that then exits, it keeps running, as any background job does.)
+  if (process.env.npm_lifecycle_event) watchParent(() => void stop("npm is gone"));
 }
 
 async function test(args) {

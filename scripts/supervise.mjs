@@ -9,6 +9,12 @@ import { readFileSync } from "node:fs";
 /** First restart after 1 s, then 2 s, 4 s … up to 30 s; a child that stayed up a minute starts over at 1 s. */
 export const BACKOFF = Object.freeze({ firstMs: 1_000, maxMs: 30_000, resetAfterMs: 60_000 });
 
+/**
+ * The exit code of an app that refused its configuration (sysexits' EX_CONFIG): starting it again
+ * cannot help until the setting is fixed, so it is not restarted.
+ */
+export const EXIT_CONFIG = 78;
+
 /** The wait before restart number `n` (1-based) of a run of crashes in a row. */
 export function restartDelay(n, backoff = BACKOFF) {
   return Math.min(backoff.firstMs * 2 ** Math.max(0, n - 1), backoff.maxMs);
@@ -26,10 +32,10 @@ export class Supervised {
   /**
    * @param {string} name how the log names it
    * @param {() => import("node:child_process").ChildProcess} start spawns it (again)
-   * @param {{ say: (msg: string) => void, backoff?: typeof BACKOFF, onStart?: (child: import("node:child_process").ChildProcess) => void }} options
+   * @param {{ say: (msg: string) => void, backoff?: typeof BACKOFF, onStart?: (child: import("node:child_process").ChildProcess) => void, onConfigError?: (name: string) => void }} options
    */
-  constructor(name, start, { say, backoff = BACKOFF, onStart = () => undefined }) {
-    Object.assign(this, { name, start, say, backoff, onStart });
+  constructor(name, start, { say, backoff = BACKOFF, onStart = () => undefined, onConfigError = () => undefined }) {
+    Object.assign(this, { name, start, say, backoff, onStart, onConfigError });
     /** Restarts in a row, each after less than `resetAfterMs` of running. */
     this.crashes = 0;
     this.stopping = false;
@@ -55,6 +61,11 @@ export class Supervised {
   exited(code, signal, upMs) {
     if (this.stopping) {
       this.say(`${this.name} stopped (${exitReason(code, signal)})`);
+      return;
+    }
+    if (code === EXIT_CONFIG) {
+      this.say(`${this.name} refused its configuration (exit code ${code}; its log names the setting): not restarting it`);
+      this.onConfigError(this.name);
       return;
     }
     if (upMs >= this.backoff.resetAfterMs) this.crashes = 0;

@@ -116,16 +116,35 @@ describe("an invalid setting at start", () => {
   test.each([
     ["ADMIN_TOKEN shorter than 16 characters", { ADMIN_TOKEN: "short" }, "Invalid API configuration: ADMIN_TOKEN must be at least 16 characters"],
     ["a PORT that is not a number", { PORT: "abc" }, "Invalid API configuration: PORT: Invalid input: expected number, received NaN"],
-  ])("%s stops the API with one fatal line naming the rule, no stack trace, exit code 1", async (_why, env, message) => {
+  ])("%s stops the API with one fatal line naming the rule, no stack trace, exit code 78 (not restarted)", async (_why, env, message) => {
     const api = spawnService("api", { REDIS_URL: "redis://127.0.0.1:1", ...env });
     try {
-      expect(await api.exited).toEqual({ code: 1, signal: null });
+      expect(await api.exited).toEqual({ code: 78, signal: null });
       const lines = api.output().trim().split("\n");
       expect(lines).toHaveLength(1);
       expect(JSON.parse(lines[0]!)).toMatchObject({ level: 60, app: "api", msg: message });
       expect(api.output()).not.toMatch(/^\s+at /m);
     } finally {
       await api.kill();
+    }
+  }, 30_000);
+});
+
+describe("an invalid worker setting at start", () => {
+  test.each([
+    ["a WORKER_CONCURRENCY that is not a number", { WORKER_CONCURRENCY: "many" }, /^Invalid worker configuration: WORKER_CONCURRENCY: /],
+    ["a queue that does not exist", { WORKER_QUEUES: "live,slow" }, /^Invalid worker configuration: WORKER_QUEUES/],
+    ["a WORKER_SHUTDOWN_TIMEOUT_MS below its minimum", { WORKER_SHUTDOWN_TIMEOUT_MS: "-5" }, /^Invalid worker configuration: WORKER_SHUTDOWN_TIMEOUT_MS/],
+  ])("%s stops the worker with one fatal line, no stack trace, exit code 78", async (_why, env, message) => {
+    const worker = spawnService("worker", { REDIS_URL: "redis://127.0.0.1:1", ...env });
+    try {
+      expect(await worker.exited).toEqual({ code: 78, signal: null });
+      const lines = worker.output().trim().split("\n");
+      expect(lines).toHaveLength(1);
+      expect(JSON.parse(lines[0]!)).toMatchObject({ level: 60, app: "worker", msg: expect.stringMatching(message) });
+      expect(worker.output()).not.toMatch(/^\s+at /m);
+    } finally {
+      await worker.kill();
     }
   }, 30_000);
 });

@@ -16,7 +16,8 @@ d("worker graceful shutdown", () => {
   const processes: ServiceProcess[] = [];
   const startWorker = async (env: Record<string, string> = {}) => {
     const worker = spawnService("worker", {
-      REDIS_URL, SERP_PREFIX: stack.prefix, WORKER_QUEUES: "fast", WORKER_CONCURRENCY: "4",
+      // One account fills every slot here: no fair-share cap (docs/FAIRNESS.md), it is not what this tests.
+      REDIS_URL, SERP_PREFIX: stack.prefix, WORKER_QUEUES: "fast", WORKER_CONCURRENCY: "4", WORKER_ACCOUNT_SHARE: "1",
       HEALTH_PORT: String(await freePort()), UPSTREAM_BASE_URL: stack.replay.url, ...env,
     });
     processes.push(worker);
@@ -94,7 +95,9 @@ d("worker graceful shutdown", () => {
     expect(Date.now() - stoppedAt).toBeLessThan(3_000);
     expect(first.logs.find((l) => String(l.msg).startsWith("deadline passed"))).toMatchObject({ handedBack: 4, notHandedBack: 0 });
     // Back in the queue, not left active under a lock until the stalled-job check notices.
-    expect(await stack.api.queues.fast.getJobCounts("waiting", "active")).toEqual({ waiting: 6, active: 0 });
+    // (Jobs carry their account's fair-share priority, so waiting ones sit in BullMQ's prioritized set.)
+    const counts = await stack.api.queues.fast.getJobCounts("waiting", "prioritized", "active");
+    expect({ waiting: counts.waiting! + counts.prioritized!, active: counts.active }).toEqual({ waiting: 6, active: 0 });
 
     stack.replay.setFaults({ latencyMs: 100 });
     const restartedAt = Date.now();

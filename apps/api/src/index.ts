@@ -10,7 +10,8 @@ import { createApiRuntime } from "./runtime.js";
 
 /**
  * Every setting is checked before anything connects (the ops settings too, which the app reads when
- * it is built): a bad one is a single fatal log line naming the setting and its rule, then exit 1.
+ * it is built): a bad one is a single fatal log line naming the setting and its rule, then exit 78
+ * (EX_CONFIG: npm start's supervisor does not restart it, scripts/supervise.mjs).
  */
 function configuration(): ApiEnv {
   try {
@@ -20,7 +21,7 @@ function configuration(): ApiEnv {
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     pino({ base: { app: "api" } }).fatal(err.message);
-    process.exit(1);
+    process.exit(78);
   }
 }
 

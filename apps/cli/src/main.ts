@@ -95,7 +95,7 @@ export async function runCli(argv: string[], out: (line: string) => void = conso
   }
   // The canary asks the upstream, not Redis.
   if (noun === "canary") return canaryCommand(values.kinds, values.json ?? false, out);
-  const chosen = await chooseRedis();
+  const chosen = await chooseRedis({ REDIS_URL: process.env.REDIS_URL, REDIS_DATA_DIR: process.env.REDIS_DATA_DIR });
   note(chosen.note);
   const redis = createRedis(chosen.url, "command", "cli");
   redis.on("error", () => undefined);

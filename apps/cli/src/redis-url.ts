@@ -19,7 +19,7 @@ export interface RedisChoice {
   note: string;
 }
 
-export async function chooseRedis(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Promise<RedisChoice> {
+export async function chooseRedis(env: { REDIS_URL?: string; REDIS_DATA_DIR?: string }, cwd = process.cwd()): Promise<RedisChoice> {
   if (env.REDIS_URL) return { url: env.REDIS_URL, note: `using Redis ${redact(env.REDIS_URL)} (REDIS_URL)` };
   const file = join(resolve(cwd, env.REDIS_DATA_DIR || DEFAULT_DATA_DIR), URL_FILE);
   let recorded = "";

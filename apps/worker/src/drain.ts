@@ -8,6 +8,7 @@
 import type { Job, Worker } from "bullmq";
 import type { Logger } from "pino";
 import { z } from "zod";
+import { WorkerConfigError } from "./env.js";
 
 /** Read here, beside the only code that uses it. */
 const settingsSchema = z.object({
@@ -17,7 +18,7 @@ const settingsSchema = z.object({
 
 export function loadDrainSettings(source: NodeJS.ProcessEnv = process.env) {
   const parsed = settingsSchema.safeParse({ WORKER_SHUTDOWN_TIMEOUT_MS: source.WORKER_SHUTDOWN_TIMEOUT_MS || undefined });
-  if (!parsed.success) throw new Error(`Invalid worker configuration:\n${parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`).join("\n")}`);
+  if (!parsed.success) throw new WorkerConfigError(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`));
   return Object.freeze(parsed.data);
 }
 

@@ -78,11 +78,18 @@ export function webhookOptions(env: WorkerEnv): WebhookOptions {
   };
 }
 
+/** A setting the worker refuses: one line naming each (index.ts logs it and exits 78, EX_CONFIG). */
+export class WorkerConfigError extends Error {
+  override readonly name = "WorkerConfigError";
+  constructor(problems: string[]) {
+    super(`Invalid worker configuration: ${problems.join("; ")}`);
+  }
+}
+
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): WorkerEnv {
   const parsed = schema.safeParse(source);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
-    throw new Error(`Invalid worker configuration:\n${lines.join("\n")}`);
+    throw new WorkerConfigError(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`));
   }
   return Object.freeze(parsed.data);
 }

@@ -9,13 +9,25 @@ import { startHealthServer, workerReadiness, type HealthServer } from "./health.
 import { createWorkerRuntime, type WorkerRuntime } from "./runtime.js";
 import { watchUpstream } from "./upstream-watch.js";
 
-const env = loadEnv();
-const { WORKER_SHUTDOWN_TIMEOUT_MS } = loadDrainSettings();
+/**
+ * Every setting is checked before anything connects: a bad one is a single fatal log line naming it,
+ * then exit 78 (EX_CONFIG: npm start's supervisor does not restart it), as the API does.
+ */
+function configuration() {
+  try {
+    return { env: loadEnv(), drain: loadDrainSettings(), fromEnv: upstreamOptionsFromEnv(process.env) };
+  } catch (err) {
+    // Only settings are read here (the upstream's include its profile table's file): any failure is one.
+    pino({ base: { app: "worker" } }).fatal(String((err as Error).message ?? err).replace(/\s*\n\s*/g, "; "));
+    process.exit(78);
+  }
+}
+const { env, drain, fromEnv } = configuration();
+const { WORKER_SHUTDOWN_TIMEOUT_MS } = drain;
 const logger = pino({ level: env.LOG_LEVEL, base: { app: "worker", queues: env.WORKER_QUEUES.join(",") } });
 const metrics = createMetrics("worker");
 // The worker schema owns the common upstream settings; the rest (tries, body size, profile table,
 // TLS, breakers) come from the upstream package's own reader.
-const fromEnv = upstreamOptionsFromEnv(process.env);
 const upstream = createUpstream(
   {
     ...fromEnv,

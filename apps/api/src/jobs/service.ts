@@ -101,13 +101,15 @@ export class JobService {
     const { cacheMaxAgeSeconds } = req;
     // A live job the cache can answer is answered here, completed at once (./cache-hit.ts).
     if (req.queue === "live" && cacheMaxAgeSeconds && this.deps.cache?.store.enabled) {
+      const { store, hitCredits } = this.deps.cache;
       const newJob = { id, accountId, endpoint: req.endpoint, queue: req.queue, params, createdAt, cacheMaxAgeSeconds };
-      const hit = await answerFromCache({ jobs: this.deps.jobs, cache: this.deps.cache.store, hitCredits: this.deps.cache.hitCredits }, newJob, startedMs).catch(
-        async (err: unknown) => {
-          await release();
-          throw err;
-        },
-      );
+      let hit: JobRecord | null;
+      try {
+        hit = await answerFromCache({ jobs: this.deps.jobs, cache: store, hitCredits }, newJob, startedMs);
+      } catch (err) {
+        await release(); // Refused (402) or failed: the Idempotency-Key stays free for a retry.
+        throw err;
+      }
       if (hit) return { status: 200, body: toResponse(hit), record: hit };
     }
     const { outcome: created, inFlight } = await this.deps.jobs.create(

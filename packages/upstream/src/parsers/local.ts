@@ -24,7 +24,7 @@
  * A web results page's pack also keeps the price a card shows (`$$`, `$152`); the local results page
  * gives exactly the fields of SPEC §2.5.
  */
-import type { LocalBlocks, LocalPackPlace, LocalPlace } from "@serp/shared";
+import type { LocalBlocks, LocalPackPlace } from "@serp/shared";
 import { isTag, isText } from "domhandler";
 import {
   all,

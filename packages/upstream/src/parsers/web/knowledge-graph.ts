@@ -340,7 +340,8 @@ function aboutPanel(doc: Document): KnowledgeGraph | undefined {
   const anchor = card && first(ABOUT.cardLink, card);
   if (!card || !anchor) return graph;
   const labelledBy = attr(anchor, "aria-labelledby")!;
-  const parts = all("[id]", card).filter((el) => labelledBy.includes(el.attribs.id!) && text(el));
+  const withIds = all("[id]", card);
+  const parts = withIds.filter((el) => names(labelledBy, el.attribs.id!, withIds) && text(el));
   const [lead, ...rest] = parts;
   const source = rest[rest.length - 1];
   if (!lead || !source || lead.attribs.role === "heading" || !rest.some((el) => el.attribs.role === "heading")) return graph;
@@ -349,4 +350,16 @@ function aboutPanel(doc: Document): KnowledgeGraph | undefined {
   const sourceLink = targetUrl(attr(anchor, "href"));
   graph.source = sourceLink ? { name, link: sourceLink } : { name };
   return graph;
+}
+
+/**
+ * Whether an `aria-labelledby` list names the id, as a whole: followed by a space, the end, or
+ * another id of the card (the run-together case), never as the start of a longer id (`_7` in `_74`).
+ */
+function names(labelledBy: string, id: string, others: readonly Element[]): boolean {
+  for (let at = labelledBy.indexOf(id); at >= 0; at = labelledBy.indexOf(id, at + 1)) {
+    const rest = labelledBy.slice(at + id.length);
+    if (rest === "" || /^\s/.test(rest) || others.some((o) => o.attribs.id !== id && rest.startsWith(o.attribs.id!))) return true;
+  }
+  return false;
 }

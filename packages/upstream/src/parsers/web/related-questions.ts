@@ -3,9 +3,9 @@
  *
  * - full pages (desktop and mobile, 2019–2026): one `.related-question-pair` per question inside a
  *   `.cUnQKe` list. A page saved after rendering (a browser dump, a sanitized DOM) holds the answer in
- *   the pair; a raw response (2021–2026) serves it in a script that fills the pair's empty answer pane
- *   on load (`jsl.dh`, see `deferredHtml`), and it is read from there. Only a page that carries the
- *   answer nowhere (2019 raw pages, SingleFile snapshots taken before a question was opened) gives the
+ *   the pair; a raw response (2019–2026) serves it in a script that fills the pair's empty answer pane
+ *   on load (`jsl.dh`, see `deferredHtml`), and it is read from there. A page that carries it nowhere
+ *   (a SingleFile snapshot taken before the question was opened: empty pane, scripts gone) gives the
  *   question alone. 2021–2023 pairs also carry a hidden "Search for: <question>" line, never read here;
  * - basic HTML (`gbv=1`): a `span.C7GS5b` question followed by a `div` holding the answer card
  *   (`.yStFkb`), always expanded since that page has no script.
@@ -179,8 +179,9 @@ function fullAnswer(pair: Scan): Answer {
   if (date && (snippetBox || listBox)) answer.date = date;
   const anchor = pair.first(FULL.resultLink);
   // A mobile title is the anchor itself, inside its `h3`.
-  const titleSel = anchor?.parent && isTag(anchor.parent) && anchor.parent.name === "h3" ? "*" : FULL.resultTitle;
-  Object.assign(answer, quotedResult(anchor, titleSel, pair.first(FULL.displayedLink)));
+  const inTitle = anchor?.parent && isTag(anchor.parent) && anchor.parent.name === FULL.resultTitle;
+  const title = !anchor ? undefined : inTitle ? text(anchor) || undefined : textOf(FULL.resultTitle, anchor);
+  Object.assign(answer, quotedResult(anchor, title, pair.first(FULL.displayedLink)));
   return answer;
 }
 
@@ -209,7 +210,8 @@ function basicAnswer(box: Element): Answer {
     .map((li) => textWithout(li, (e) => hasClass(e, BASIC.itemNumberClass)))
     .filter(Boolean);
   if (items.length) answer.list = items;
-  Object.assign(answer, quotedResult(first(BASIC.resultLink, box), BASIC.resultTitle, first(BASIC.displayedLink, box)));
+  const anchor = first(BASIC.resultLink, box);
+  Object.assign(answer, quotedResult(anchor, anchor ? textOf(BASIC.resultTitle, anchor) : undefined, first(BASIC.displayedLink, box)));
   return answer;
 }
 
@@ -223,10 +225,9 @@ function nextElement(el: Element): Element | null {
 }
 
 /** The result an answer quotes: its title, real link and displayed link, when shown. */
-function quotedResult(anchor: Element | null, titleSel: string, displayedEl: Element | null): Answer {
+function quotedResult(anchor: Element | null, title: string | undefined, displayedEl: Element | null): Answer {
   const link = targetUrl(attr(anchor, "href"));
   if (!anchor || !link) return {};
-  const title = titleSel === "*" ? text(anchor) || undefined : textOf(titleSel, anchor);
   const out: Answer = title ? { title, link } : { link };
   const displayed = text(displayedEl);
   if (displayed) out.displayed_link = displayed;
