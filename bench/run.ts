@@ -113,7 +113,7 @@ What each one measures:
    bytes kept per job for RAW_HTML_RETENTION_SECONDS. Then the compression per page on libuv's pool,
    quality 2 (kept) against quality 5, alternating page by page. Pages carry inline images that
    hardly compress, so every quality lands near 3.5–4×; quality 2 costs well under half of quality 5.
-   The worker compresses while the job settles, off the live answer's path (row 2 runs with it on).
+   The worker compresses once the job is settled, off the live answer's path (row 2 runs with it on).
 10. **Job archive** (\`bench/archive.ts\`, needs PostgreSQL): completed web-search jobs, archived by the
    ledger drainer with their settlement; the hot window's end is brought forward with a PEXPIRE (as
    JOB_HOT_SECONDS after completion would end it). Redis memory per job after it (EXISTS first, then

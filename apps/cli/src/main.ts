@@ -13,6 +13,8 @@ import {
   DEFAULT_RATE_WINDOW_SECONDS,
   connectPostgres,
   createRedis,
+  DEFAULT_JOB_HOT_SECONDS,
+  JobArchive,
   JobStore,
   keySpace,
   RawPageStore,
@@ -102,7 +104,7 @@ export async function runCli(argv: string[], out: (line: string) => void = conso
   let pg: Awaited<ReturnType<typeof connectPostgres>> | undefined;
   try {
     await waitReady(redis, 5_000);
-    const database = await chooseDatabase();
+    const database = await chooseDatabase({ DATABASE_URL: process.env.DATABASE_URL, PG_DATA_DIR: process.env.PG_DATA_DIR });
     note(database.note);
     pg = database.url ? await connectPostgres(database.url, "cli", undefined, 0) : undefined;
     const accounts = new AccountStore(redis, keySpace(process.env.SERP_PREFIX ?? "serp"), 0, pg);
@@ -200,7 +202,10 @@ export async function runCli(argv: string[], out: (line: string) => void = conso
         if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new UsageError("--limit must be a whole number from 1 up");
         const keys = keySpace(process.env.SERP_PREFIX ?? "serp");
         const sinceMs = Date.now() - window;
-        const rows = await reparse(new RawPageStore(redis, keys), new JobStore(redis, keys, 1), { sinceMs, endpoint, limit });
+        // A job past its hot window in Redis is read from the PostgreSQL archive, as the API reads it (read only: the windows go unused).
+        const jobs = new JobStore(redis, keys, 1);
+        if (pg) jobs.readFromArchive(new JobArchive(pg, redis, keys, DEFAULT_JOB_HOT_SECONDS, 1));
+        const rows = await reparse(new RawPageStore(redis, keys), jobs, { sinceMs, endpoint, limit });
         out(values.json ? JSON.stringify(rows, null, 2) : formatReparse(rows, sinceMs));
         return 0;
       }

@@ -201,10 +201,10 @@ function runJob({ jobs, scraper, logger, metrics, onFinal, rawPages, cache }: Pr
       const result = buildResult(endpoint, params, outcome.blocks);
       // Identical jobs waiting for this fetch are woken by the fill, while this one settles.
       const filling = cached.fill?.done(result, outcome.upstreamUrl).catch((err: Error) => log.warn({ err: err.message }, "result not cached"));
-      // The page is compressed and kept while the job settles, off the live answer's path; a reader
-      // that comes at once waits the few ms left (apps/api/src/jobs/raw-page.ts).
-      const keeping = outcome.page && rawPages?.enabled ? rawPages.keep(jobId, endpoint, outcome.page).catch((err: Error) => log.warn({ err: err.message }, "raw page not kept")) : undefined;
       const changed = await settle("completed", null, result, outcome.upstreamUrl, outcome.coverage);
+      // The page is compressed and kept once the job is settled: the live answer never waits on it, nor
+      // shares the CPU with it. A reader that comes at once waits the few ms left (apps/api/src/jobs/raw-page.ts).
+      const keeping = outcome.page && rawPages?.enabled ? rawPages.keep(jobId, endpoint, outcome.page).catch((err: Error) => log.warn({ err: err.message }, "raw page not kept")) : undefined;
       await Promise.all([keeping, filling]);
       log.info({ endpoint, latencyMs: Math.round(performance.now() - started), settled: changed }, "job completed");
     } catch (err) {

@@ -11,8 +11,9 @@ import { ApiError } from "@serp/shared";
 import { RAW_PAGE_ENCODING, decompressPage, type JobRecord, type KeptPage, type RawPageStore } from "@serp/store";
 
 /**
- * The worker keeps the page while the job settles, so a reader that asks the moment the answer
- * arrives may come a few ms early: for a job completed this recently, wait for it this long.
+ * The worker keeps the page just after the job settles (compressing it takes a few ms), so a reader
+ * that asks the moment the answer arrives may come early: for a job completed this recently, wait
+ * for it this long.
  */
 const JUST_COMPLETED_MS = 10_000;
 const WAIT_MS = 2_000;
