@@ -124,8 +124,9 @@ What each one measures:
    /v1/jobs on the fast queue, 32 connections) with workers serving the fast queue in the same
    process (PARSE_THREADS=1), so every job settles and appends its charge to the Redis stream, which
    the worker's drainer copies into PostgreSQL. The lag (age of the oldest entry not yet in
-   PostgreSQL, \`serp_ledger_drain_lag_seconds\`) sampled every 50 ms until every job is settled and
-   drained: p50/p99; and the histogram bucket holding 99% of the entries' settlement-to-commit delays.
+   PostgreSQL, \`serp_ledger_drain_lag_seconds\`) sampled every 50 ms during the load and as long
+   again after it, while the workers settle the backlog: p50/p99; and the histogram bucket holding 99%
+   of the entries' settlement-to-commit delays.
 `;
 const out = resolve(dirname(fileURLToPath(import.meta.url)), "../docs/BENCHMARKS.md");
 mkdirSync(dirname(out), { recursive: true });

@@ -19,8 +19,10 @@ const LONG = 90_000;
 
 
 
-const live = { endpoint: "web-search", params: { query: "dubai schokolade hamburg" }, queue: "live" };
-const fast = { endpoint: "web-search", params: { query: "dubai schokolade hamburg" }, queue: "fast" };
+// A query with no capture: the replay answers the upstream's small "no results" page, so the drill
+// measures waiting for a slot, not parsing big pages on the same two cores.
+const live = { endpoint: "web-search", params: { query: "fairness drill" }, queue: "live" };
+const fast = { endpoint: "web-search", params: { query: "fairness drill" }, queue: "fast" };
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 const report = (line: string) => process.stdout.write(`[fairness] ${line}\n`);
 
@@ -150,9 +152,21 @@ describe("webhooks: one account's receiver accepts and never answers", () => {
     await receiver.close();
   });
 
-  test("A's delivery arrives within 2 s of its job completing while B's 40 hang", async () => {
+  /** A's job with a webhook: how long after its completion the delivery arrived. */
+  const delivery = async (auth: string, path: string) => {
+    const res = await request(stack.api.app).post("/v1/jobs").set("Authorization", auth).send({ ...fast, postbackUrl: receiver.url(path) });
+    expect(res.status).toBe(202);
+    for (let i = 0; i < 400 && receiver.at(path).length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(receiver.at(path)).toHaveLength(1);
+    const job = (await request(stack.api.app).get(`/v1/jobs/${res.body.job.id}`).set("Authorization", auth)).body.job as { completedAt: string };
+    return receiver.at(path)[0]!.at - Date.parse(job.completedAt);
+  };
+
+  test("A's delivery arrives at most 2 s later than on an idle service while B's 40 hang", async () => {
     const a = await stack.account(10);
     const b = await stack.account(100);
+    await delivery(a.auth, "/warm");
+    const idle = await delivery(a.auth, "/idle");
     const dead = `http://127.0.0.1:${(silentServer.address() as AddressInfo).port}/hook`;
     const bJobs = await Promise.all(
       Array.from({ length: 40 }, () => request(stack.api.app).post("/v1/jobs").set("Authorization", b.auth).send({ ...fast, postbackUrl: dead })),
@@ -162,13 +176,8 @@ describe("webhooks: one account's receiver accepts and never answers", () => {
     for (let i = 0; i < 200 && sockets.size < 6; i++) await new Promise((r) => setTimeout(r, 25));
     expect(sockets.size).toBeGreaterThanOrEqual(6);
 
-    const res = await request(stack.api.app).post("/v1/jobs").set("Authorization", a.auth).send({ ...fast, postbackUrl: receiver.url("/a") });
-    expect(res.status).toBe(202);
-    for (let i = 0; i < 400 && receiver.at("/a").length === 0; i++) await new Promise((r) => setTimeout(r, 25));
-    expect(receiver.at("/a")).toHaveLength(1);
-    const job = (await request(stack.api.app).get(`/v1/jobs/${res.body.job.id}`).set("Authorization", a.auth)).body.job as { completedAt: string };
-    const late = receiver.at("/a")[0]!.at - Date.parse(job.completedAt);
-    report(`webhooks: A's delivery ${late} ms after its job completed, with B's 40 deliveries hanging on 8 slots`);
-    expect(late).toBeLessThanOrEqual(2_000);
+    const late = await delivery(a.auth, "/a");
+    report(`webhooks: A's delivery ${idle} ms after its job completed on an idle service, ${late} ms with B's 40 deliveries hanging on 8 slots`);
+    expect(late - idle).toBeLessThanOrEqual(2_000);
   }, LONG);
 });

@@ -4,7 +4,8 @@
  * day comes from the ledger. Needs DATABASE_URL (npm test starts a private PostgreSQL).
  */
 import request from "supertest";
-import { DATABASE_URL, pollUntilFinal, startStack, type Stack } from "../support/stack.js";
+import { runCli } from "../../apps/cli/src/main.js";
+import { DATABASE_URL, REDIS_URL, pollUntilFinal, startStack, type Stack } from "../support/stack.js";
 
 const maybe = DATABASE_URL ? describe : describe.skip;
 if (!DATABASE_URL) console.warn("test/history/archive.test.ts skipped: DATABASE_URL is not set (npm test sets it)");
@@ -49,8 +50,8 @@ maybe("job archive and usage", () => {
     expect((await get(other.auth, ids[0]!)).status).toBe(404);
   }, 30_000);
 
-  test("usage by day: jobs, failures and credits per endpoint from the ledger; bad ranges are 400", async () => {
-    const { auth } = await stack.account(10);
+  test("usage by day: jobs, failures and credits per endpoint from the ledger, in the API and the CLI; bad ranges are 400", async () => {
+    const { auth, accountId } = await stack.account(10);
     for (const body of [
       { endpoint: "web-search", params: { query: "coffee" }, queue: "fast" },
       { endpoint: "web-search", params: { query: "coffee" }, queue: "fast" },
@@ -72,6 +73,16 @@ maybe("job archive and usage", () => {
       { period: today, endpoint: "web-search", jobs: 2, completed: 2, failed: 0, cacheHits: expect.any(Number), credits: 2 },
       { period: today, endpoint: "web-shopping-product", jobs: 1, completed: 0, failed: 1, cacheHits: 0, credits: 0 },
     ]);
+    // The same from the CLI, for operators (invoicing a month).
+    const saved = { SERP_PREFIX: process.env.SERP_PREFIX, DATABASE_URL: process.env.DATABASE_URL, REDIS_URL: process.env.REDIS_URL };
+    Object.assign(process.env, { SERP_PREFIX: stack.prefix, DATABASE_URL: stack.databaseUrl, REDIS_URL });
+    const lines: string[] = [];
+    try {
+      expect(await runCli(["usage", "--account", accountId, "--from", today], (l) => lines.push(l), () => undefined)).toBe(0);
+    } finally {
+      for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k]; else process.env[k] = v;
+    }
+    expect(JSON.parse(lines.join("\n")).usage).toEqual(usage.usage);
     const month = await request(stack.api.app).get("/v1/account/usage").query({ from: `${today.slice(0, 7)}-01`, granularity: "month" }).set("Authorization", auth);
     expect(month.body.usage).toEqual(expect.arrayContaining([expect.objectContaining({ period: `${today.slice(0, 7)}-01`, endpoint: "web-search", jobs: 2 })]));
 

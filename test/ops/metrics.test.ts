@@ -75,7 +75,7 @@ d("metrics", () => {
     const { auth } = await stack.account(5);
     const live = await request(stack.api.app).post("/v1/jobs").set("Authorization", auth).send({ endpoint: "web-search", params: { query: "tea" }, queue: "live" });
     expect(live.status).toBe(200);
-    // With `regular` paused, a job submitted there stays waiting: the depth read at scrape time shows it.
+    // With `regular` paused, a job submitted there stays queued: the depth read at scrape time shows it.
     await stack.api.queues.regular.pause();
     try {
       await request(stack.api.app).post("/v1/jobs").set("Authorization", auth).send({ endpoint: "web-search", params: { query: "tea" }, queue: "regular" });
@@ -87,7 +87,8 @@ d("metrics", () => {
           expect(sample(res.text, "serp_queue_jobs", { queue, state, app: "api" })).toEqual(expect.any(Number));
         }
       }
-      expect(sample(res.text, "serp_queue_jobs", { queue: "regular", state: "waiting" })).toBe(1);
+      // Every job carries its account's fair-share priority (docs/FAIRNESS.md): BullMQ counts it as prioritized.
+      expect(sample(res.text, "serp_queue_jobs", { queue: "regular", state: "prioritized" })).toBe(1);
       expect(sample(res.text, "serp_queue_jobs", { queue: "live", state: "completed" })).toBeGreaterThanOrEqual(1);
       expect(sample(res.text, "serp_http_requests_total", { route: "/v1/jobs", method: "POST", status: "202" })).toBeGreaterThanOrEqual(1);
       for (const name of ["serp_jobs_total", "serp_job_latency_seconds", "serp_upstream_responses_total", "serp_credits_charged_total", "serp_webhook_deliveries_total"]) {

@@ -22,6 +22,8 @@ import {
   reconcile,
   resolveLimits,
   UpstreamStatusBoard,
+  usageByPeriod,
+  usageQuery,
   waitReady,
   type EffectiveLimits,
   type LimitDefaults,
@@ -43,7 +45,9 @@ const HELP = `Usage: npm run cli -- <command> [options]
   credits grant --account ID (--pack NAME | --credits N)
   balance --account ID           credits bought minus charged, and credits held by pending jobs
   ledger --account ID [--limit N]          grants, charges and refunds, newest last
-  usage --account ID             jobs and credits per endpoint
+  usage --account ID [--from DATE] [--to DATE] [--granularity day|month]
+                                 jobs completed and failed and credits per endpoint, in all; with --from, --to or
+                                 --granularity per endpoint and day or month (UTC) from the ledger in PostgreSQL
   limits show --account ID       request rate and jobs in flight allowed, and whether each is the default
   limits set --account ID [--rate N [--window SECONDS]] [--concurrency N]
                                  override the account's limits (0 = no limit; "default" removes the override;
@@ -75,7 +79,7 @@ const OPTIONS = {
   label: { type: "string" }, key: { type: "string" }, limit: { type: "string" },
   rate: { type: "string" }, window: { type: "string" }, concurrency: { type: "string" },
   kinds: { type: "string" }, json: { type: "boolean" }, since: { type: "string" }, endpoint: { type: "string" },
-  id: { type: "string" },
+  id: { type: "string" }, from: { type: "string" }, to: { type: "string" }, granularity: { type: "string" },
 } as const;
 
 /** `out` gets the results (stdout); `note` the line saying which Redis is used (stderr, so stdout stays parseable). */
@@ -176,9 +180,19 @@ export async function runCli(argv: string[], out: (line: string) => void = conso
       case "ledger":
         out(JSON.stringify(await accounts.ledger(await account(), Number(values.limit ?? 100)), null, 2));
         return 0;
-      case "usage":
-        out(JSON.stringify(await accounts.usage(await account()), null, 2));
+      case "usage": {
+        const id = await account();
+        // The running totals; with a range or a granularity, by day or month from the ledger (GET /v1/account/usage).
+        if (values.from === undefined && values.to === undefined && values.granularity === undefined) {
+          out(JSON.stringify(await accounts.usage(id), null, 2));
+          return 0;
+        }
+        const range = usageQuery.safeParse({ from: values.from, to: values.to, granularity: values.granularity });
+        if (!range.success) throw new UsageError(range.error.issues.map((i) => `--${i.path.join(".")}: ${i.message}`).join("; "));
+        const { from, to, granularity } = range.data;
+        out(JSON.stringify({ accountId: id, from, to, granularity, usage: await usageByPeriod(needPg(), id, { from, to }, granularity) }, null, 2));
         return 0;
+      }
       case "limits show": {
         const a = (await accounts.get(await account()))!;
         out(JSON.stringify(limitsView(a.id, resolveLimits(a.limits, limitDefaults())), null, 2));

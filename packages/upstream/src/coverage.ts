@@ -16,8 +16,9 @@
  *   around the link: a result's title), since a web page also holds plenty of untitled links the
  *   service does not return (sitelinks, entity and profile links); where the region has no titled
  *   link (the WML page titles results with a plain span), every outbound link counts;
- * - news, images, shopping: the results list (`#rso`, else `#search`, `#islrg` for the image grid),
- *   else the basic page's `#main`. Shopping's results are the upstream's own product pages
+ * - news, images, shopping: the results list (`#rso`, else `#search`; the 2021 image grid's
+ *   `#islrg` and `#is-results`), else the basic page's `#main`. Image tiles link their source page
+ *   (directly or through `/imgres?imgrefurl=`). Shopping's results are the upstream's own product pages
  *   (`/shopping/product/<id>`), counted by product id;
  * - the product pages, the local results page and autocomplete are not lists of outbound results, or
  *   not HTML: they are not measured (ratio 1, layout `none`).
@@ -32,7 +33,7 @@
  */
 import type { BlocksByEndpoint, CoverageLayout, Endpoint, ParseCoverage } from "@serp/shared";
 import { isTag, isText } from "domhandler";
-import { elementsById, parseHtml, targetUrl, unwrapWayback, withDocument, type AnyNode, type Document, type Element } from "./dom.js";
+import { elementsById, landmark, parseHtml, targetUrl, unwrapWayback, withDocument, type AnyNode, type Document, type Element } from "./dom.js";
 import { PARSERS } from "./parsers/index.js";
 import { joinJsonChunks } from "./parsers/web/index.js";
 
@@ -56,6 +57,12 @@ const REGION: Partial<Record<Endpoint, readonly (readonly string[])[]>> = {
   "web-shopping-search": [["rso"], ["search"], ["main"]],
 };
 const REGION_IDS = Object.fromEntries(Object.entries(REGION).map(([k, groups]) => [k, groups.flat()])) as Partial<Record<Endpoint, string[]>>;
+/**
+ * The web region's landmarks, looked up in the page walk (dom.ts `landmark`): the web parser has
+ * walked the page for its own landmarks, so they cost no walk of their own. The other kinds' parsers
+ * do not walk the page that way, and their landmarks are found by `elementsById`.
+ */
+const WEB_LANDMARKS = REGION_IDS["web-search"]!.map((id) => [id, landmark({ attributes: { id } })] as const);
 /** Landmarks only full (JavaScript) pages have; a region found without them is a basic page's. */
 const FULL_LANDMARKS = new Set(["rso", "islrg", "is-results", "botstuff", "bres"]);
 
@@ -78,6 +85,8 @@ const GOOGLE_RESULT_PATH = /^\/(?:url|interstitial|aclk|imgres)\b|^\/shopping\/p
 /** An absolute link to the upstream's own pages that stands for no result, told without parsing it as a URL. */
 const GOOGLE_OWN = /^https?:\/\/(?:www\.)?google\.[a-z.]+\/(?!url\b|interstitial\b|aclk\b|imgres\b|shopping\/product\/)/i;
 const PRODUCT = /\/shopping\/product\/(\d+)/;
+/** An absolute link whose host is not the upstream's (a Google host ends `google.<tld>` before the path). */
+const OTHER_SITE = /^https?:\/\/(?![^/?#]*google\.[a-z.]+(?:[:/?#]|$))/i;
 /** `width=device-width`: only the mobile pages carry it (desktop pages, 2019–2026, do not). */
 const MOBILE_VIEWPORT = /<meta\b(?=[^>]*\bviewport\b)(?=[^>]*width=device-width)[^>]*>/i;
 
@@ -140,7 +149,7 @@ function isJsonChunks(body: string): boolean {
 export function coverage<E extends Endpoint>(endpoint: E, body: string, doc: Document, blocks: BlocksByEndpoint[E]): Coverage {
   const region = REGION[endpoint];
   if (!region) return NOT_MEASURED;
-  const found = elementsById(doc, REGION_IDS[endpoint]!);
+  const found = endpoint === "web-search" ? webLandmarks(doc) : elementsById(doc, REGION_IDS[endpoint]!);
   const group = region.find((ids) => ids.some((id) => found.has(id))) ?? [];
   let roots = group.map((id) => found.get(id)).filter((e): e is Element => !!e);
   roots = roots.filter((r) => !roots.some((o) => o !== r && contains(o, r)));
@@ -148,18 +157,30 @@ export function coverage<E extends Endpoint>(endpoint: E, body: string, doc: Doc
   if (roots.length === 0) return { links: 0, accounted: 0, ratio: 1, layout };
 
   // Titled links are the results; a region without any (image tiles, the WML page) counts them all.
-  const links = new Map<string, boolean>();
-  for (const root of roots) collectLinks(root, links);
-  let counted = [...links.keys()];
-  const titled = counted.filter((l) => links.get(l));
-  if (titled.length > 0) counted = titled;
+  const hrefs = { titled: new Set<string>(), untitled: new Set<string>() };
+  for (const root of roots) collectLinks(root, hrefs);
+  /** Each result link's target as written, to its normalized form: a block holding the same text needs no parse. */
+  const written = new Map<string, string>();
+  const resultLinks = (list: Set<string>) => new Set([...list].map((href) => resultLink(href, written)).filter((l) => l !== undefined));
+  let links = resultLinks(hrefs.titled);
+  if (links.size === 0) links = resultLinks(hrefs.untitled);
+  const counted = [...links];
   const inBlocks = new Set<string>();
-  collectUrls(blocks, inBlocks);
+  collectUrls(blocks, { out: inBlocks, written, hosts: new Set(counted.map((l) => l.split(HOST_END, 1)[0]!)), seen: new Set() });
   let accounted = 0;
   for (const l of counted) if (inBlocks.has(l)) accounted++;
   const figure = { links: counted.length, accounted, layout };
   if (endsInside(roots) && !CLOSED.test(body.slice(-256))) return { ...figure, ratio: 0, cut: true };
   return { ...figure, ratio: counted.length === 0 ? 1 : accounted / counted.length };
+}
+
+function webLandmarks(doc: Document): Map<string, Element> {
+  const found = new Map<string, Element>();
+  for (const [id, lookup] of WEB_LANDMARKS) {
+    const el = lookup(doc);
+    if (el) found.set(id, el);
+  }
+  return found;
 }
 
 function layoutOf(endpoint: Endpoint, body: string, found: ReadonlyMap<string, Element>, region: boolean): CoverageLayout {
@@ -189,33 +210,36 @@ function endsInside(roots: readonly Element[]): boolean {
 }
 
 /**
- * Result links under `root`, normalized (navigation and the upstream's own links left out), each
- * with whether it is titled: a heading inside the link or around it.
+ * The links under `root` outside navigation, as written, sorted by whether they are titled: a heading
+ * inside the link or around it. Only the ones counted are then read as URLs.
  */
-function collectLinks(root: Element, out: Map<string, boolean>): void {
-  const stack: AnyNode[] = [root];
-  const seen = new Map<string, string | undefined>();
+function collectLinks(root: Element, out: { titled: Set<string>; untitled: Set<string> }): void {
+  const stack: Element[] = [root];
+  /** Whether each stacked element sits inside a heading. */
+  const inHeading: boolean[] = [false];
   while (stack.length > 0) {
     const node = stack.pop()!;
-    if (!isTag(node)) continue;
+    const under = inHeading.pop()!;
     if (NOT_RESULTS.tags.has(node.name) || NOT_RESULTS.carousels.has(node.name)) continue;
     const { id, role } = node.attribs;
     if ((id && NOT_RESULTS.ids.has(id)) || (role && NOT_RESULTS.roles.has(role))) continue;
     if (node.name === "a") {
       const href = node.attribs.href;
-      if (href !== undefined) {
-        let url = seen.get(href);
-        if (url === undefined && !seen.has(href)) seen.set(href, (url = resultLink(href)));
-        if (url !== undefined) out.set(url, out.get(url) === true || titled(node, root));
+      if (href !== undefined && href !== "" && !href.startsWith("#")) {
+        if (under || hasHeading(node)) out.titled.add(href);
+        else out.untitled.add(href);
       }
     }
-    for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!);
+    const heading = under || isHeading(node);
+    // Only elements hold links: text and comments (most of a page's nodes) are not stacked.
+    for (let i = node.children.length - 1; i >= 0; i--) {
+      const child = node.children[i]!;
+      if (isTag(child)) {
+        stack.push(child);
+        inHeading.push(heading);
+      }
+    }
   }
-}
-
-function titled(a: Element, root: Element): boolean {
-  for (let node = a.parent; node && node !== root; node = node.parent) if (isTag(node) && isHeading(node)) return true;
-  return hasHeading(a);
 }
 
 function hasHeading(el: Element): boolean {
@@ -226,23 +250,28 @@ function hasHeading(el: Element): boolean {
 const isHeading = (el: Element): boolean => HEADING.has(el.name) || el.attribs.role === "heading";
 
 /** The result a link stands for, normalized; undefined for navigation and the upstream's own pages. */
-function resultLink(raw: string): string | undefined {
+function resultLink(raw: string, written: Map<string, string>): string | undefined {
   const href = unwrapWayback(raw);
   if (!href || href.startsWith("#")) return undefined;
   // Relative links are the upstream's own: only its redirects and result pages say anything.
   if (href.startsWith("/") && !href.startsWith("//") && !GOOGLE_RESULT_PATH.test(href)) return undefined;
   if (GOOGLE_OWN.test(href)) return undefined;
-  let u = parsed(targetUrl(href));
+  // A link straight to a site is its own target: parsed once (targetUrl would parse it only to unwrap nothing).
+  let target = OTHER_SITE.test(href) ? href : targetUrl(href);
+  let u = parsed(target);
   if (!u) return undefined;
   if (GOOGLE.test(u.hostname)) {
     const product = PRODUCT.exec(u.pathname)?.[1];
     if (product) return `product:${product}`;
     // `/imgres?imgrefurl=`: the page the image is on; progressive pages write `/url?q=&url=<target>`.
     const inner = u.pathname === "/imgres" ? u.searchParams.get("imgrefurl") : u.pathname === "/url" ? u.searchParams.get("url") : null;
-    u = parsed(unwrapWayback(inner ?? undefined));
+    target = unwrapWayback(inner ?? undefined);
+    u = parsed(target);
     if (!u || GOOGLE.test(u.hostname)) return undefined;
   }
-  return normalizedUrl(u);
+  const key = normalizedUrl(u);
+  if (key !== undefined) written.set(target!, key);
+  return key;
 }
 
 function parsed(link: string | undefined): URL | undefined {
@@ -272,19 +301,44 @@ function normalizedUrl(u: URL): string | undefined {
   return `${host}${path.replace(/\/+$/, "")}${u.search}`;
 }
 
-/** Every URL-looking string anywhere in the blocks, normalized; product ids as `product:<id>`. */
-function collectUrls(value: unknown, out: Set<string>, key?: string): void {
+/** Where the host ends in a normalized link (`host/path?query`, the path may be empty). */
+const HOST_END = /[/?]/;
+/** A URL's host as written, when it is plain ASCII (what the URL parser leaves as it is, but for case). */
+const ASCII_HOST = /^https?:\/\/(?:[^@/?#]*@)?([\w.-]+)(?=[:/?#]|$)/i;
+
+/**
+ * Every URL-looking string anywhere in the blocks, normalized; product ids as `product:<id>`. Only
+ * strings that may match a counted link are parsed as URLs: a block's URL on a host no counted link
+ * is on (thumbnails, favicons, sources) is passed over by a look at its host.
+ */
+function collectUrls(value: unknown, c: UrlCollection, key?: string): void {
   if (typeof value === "string") {
-    if (key === "product_id") out.add(`product:${value}`);
-    else if (/^https?:\/\//i.test(value)) {
+    if (key === "product_id") c.out.add(`product:${value}`);
+    else if (/^https?:\/\//i.test(value) && !c.seen.has(value)) {
+      c.seen.add(value);
+      const known = c.written.get(value);
+      if (known !== undefined) return void c.out.add(known);
+      // A displayed link (`https://example.com › page`) is text, not a link.
+      if (/\s/.test(value)) return;
+      const host = ASCII_HOST.exec(value)?.[1]?.toLowerCase().replace(/^www\./, "");
+      if (host !== undefined && !c.hosts.has(host)) return;
       const n = normalized(value);
-      if (n) out.add(n);
+      if (n) c.out.add(n);
     }
   } else if (Array.isArray(value)) {
-    for (const v of value) collectUrls(v, out);
+    for (const v of value) collectUrls(v, c);
   } else if (value && typeof value === "object") {
-    for (const [k, v] of Object.entries(value)) collectUrls(v, out, k);
+    for (const [k, v] of Object.entries(value)) collectUrls(v, c, k);
   }
+}
+
+interface UrlCollection {
+  out: Set<string>;
+  /** Result links' targets as written, normalized (see `collectLinks`). */
+  written: ReadonlyMap<string, string>;
+  /** The hosts of the counted links. */
+  hosts: ReadonlySet<string>;
+  seen: Set<string>;
 }
 
 function contains(ancestor: Element, el: Element): boolean {

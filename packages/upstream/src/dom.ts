@@ -6,7 +6,7 @@
 import { compile } from "css-select";
 import type { AnyNode } from "domhandler";
 import { Comment, Document, Element, isTag, isText, Text } from "domhandler";
-import { compareDocumentPosition, removeSubsets } from "domutils";
+import { removeSubsets } from "domutils";
 import { html as parse5Html, parse, parseFragment as parse5Fragment } from "parse5";
 import { adapter } from "parse5-htmlparser2-tree-adapter";
 
@@ -739,78 +739,71 @@ const DEFERRED_CALL = "jsl.dh('";
  * collapsed. Returns a lookup of id → the call's string literal, still escaped: a caller can test it
  * for what it looks for before decoding it (`servedHtml`) and parsing it.
  *
- * The calls are read in page order, only as far as a lookup needs, from the HTML the page was parsed
- * from when `parseHtml` built it: a script's text in the tree is built by the parser in pieces, and
- * its first read copies it whole, which costs more than finding the calls (pages carry up to a
- * megabyte of scripts, most of it code). In another tree, the scripts after `after` (the first
- * element looked up: a call fills an element already on the page) are read. When an id is filled
- * twice, the later call read wins, as on the page.
+ * The calls are looked for in the HTML the page was parsed from when `parseHtml` built it: a
+ * script's text in the tree is built by the parser in pieces, and its first read copies it whole,
+ * which costs more than finding the calls (pages carry up to a megabyte of scripts, most of it
+ * code). Each id is searched for itself, on from the call found last (an answer's parts come right
+ * after it), else from the first one found, else from the start, and its literal delimited only
+ * then, so the HTML other calls carry is not read; after an id no call fills, one search through the
+ * page notes where every call is, for the lookups to come. A tree `parseHtml` did not build has no
+ * source and gives none. An id filled twice (rare) may give either call.
  */
-export function deferredHtml(doc: AnyNode, after?: AnyNode): (id: string) => string | undefined {
-  const calls = new Map<string, string>();
+export function deferredHtml(doc: AnyNode): (id: string) => string | undefined {
   const source = doc instanceof Page ? doc.source : undefined;
-  // What is left to read: a position in the source, or the next script.
-  let at = 0;
-  const scripts = source === undefined ? pageScripts(doc) : [];
-  let next = after && source === undefined ? firstFollowing(scripts, after) : 0;
-  const readMore = (): boolean => {
-    if (source !== undefined) {
-      at = at < 0 ? -1 : readDeferredCall(source, at, calls);
-      return at >= 0;
-    }
-    if (next >= scripts.length) return false;
-    const code = scriptText(scripts[next++]!);
-    for (let from = 0; from >= 0; ) from = readDeferredCall(code, from, calls);
-    return true;
-  };
+  // A page without scripts (a saved page, the basic layout) has no calls: its source is not searched.
+  if (source === undefined || pageScripts(doc).length === 0) return () => undefined;
+  return deferredInSource(source);
+}
+
+/** `deferredHtml` over a page's source. */
+function deferredInSource(source: string): (id: string) => string | undefined {
+  /** Where each call's id ends, noted once a lookup found no call. */
+  let calls: Map<string, number> | undefined;
+  // On from the call found last, else from the first call found (the calls a lookup wants sit
+  // together), else from the start.
+  let from = 0;
+  let first = -1;
   return (id) => {
-    for (;;) {
-      const literal = calls.get(id);
-      if (literal !== undefined || !readMore()) return literal;
+    let idEnd: number | undefined;
+    if (calls) idEnd = calls.get(id);
+    else {
+      const call = `${DEFERRED_CALL}${id}'`;
+      let at = source.indexOf(call, from);
+      if (at < 0 && first >= 0 && first < from) at = source.indexOf(call, first);
+      if (at < 0 && first !== 0) at = source.indexOf(call);
+      if (at >= 0) idEnd = at + call.length - 1;
+      else calls = callPositions(source);
+      if (at >= 0 && (first < 0 || at < first)) first = at;
     }
+    const literal = idEnd === undefined ? undefined : literalAfter(source, idEnd);
+    if (literal && !calls) from = literal.end;
+    return literal && source.slice(literal.start, literal.end);
   };
 }
 
-/**
- * domutils' `DocumentPosition.PRECEDING` bit, which `compareDocumentPosition(a, b)` sets when `a`
- * comes before `b` (a const enum, unreadable under isolatedModules).
- */
-const PRECEDING = 2;
-
-/** Index of the first of `nodes` (in document order) that follows `el`; `nodes.length` when none does. */
-function firstFollowing(nodes: readonly AnyNode[], el: AnyNode): number {
-  let lo = 0;
-  let hi = nodes.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (compareDocumentPosition(el, nodes[mid]!) & PRECEDING) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
-}
-
-/**
- * The first `jsl.dh('<id>','<literal>')` in `code` from `from` into `calls` (id → the literal's raw
- * text, found by `indexOf`, not a regex over it); where to go on from, or -1 when there is none.
- */
-function readDeferredCall(code: string, from: number, calls: Map<string, string>): number {
-  for (let at = code.indexOf(DEFERRED_CALL, from); at >= 0; at = code.indexOf(DEFERRED_CALL, at + 1)) {
+/** Every `jsl.dh('<id>'` in `code`: id → where the id ends. */
+function callPositions(code: string): Map<string, number> {
+  const calls = new Map<string, number>();
+  for (let at = code.indexOf(DEFERRED_CALL); at >= 0; at = code.indexOf(DEFERRED_CALL, at + DEFERRED_CALL.length)) {
     const idStart = at + DEFERRED_CALL.length;
     const idEnd = code.indexOf("'", idStart);
-    if (idEnd < 0) return -1;
-    let p = idEnd + 1;
-    while (code[p] === " ") p++;
-    if (code[p++] !== ",") continue;
-    while (code[p] === " ") p++;
-    if (code[p] !== "'") continue;
-    const start = p + 1;
-    let end = code.indexOf("'", start);
-    while (end >= 0 && escaped(code, end)) end = code.indexOf("'", end + 1);
-    if (end < 0) return -1;
-    calls.set(code.slice(idStart, idEnd), code.slice(start, end));
-    return end + 1;
+    if (idEnd < 0) break;
+    calls.set(code.slice(idStart, idEnd), idEnd);
   }
-  return -1;
+  return calls;
+}
+
+/** The second argument's string literal after a call's first one (closing quote at `idEnd`): its body's bounds. */
+function literalAfter(code: string, idEnd: number): { start: number; end: number } | undefined {
+  let p = idEnd + 1;
+  while (code[p] === " ") p++;
+  if (code[p++] !== ",") return undefined;
+  while (code[p] === " ") p++;
+  if (code[p] !== "'") return undefined;
+  const start = p + 1;
+  let end = code.indexOf("'", start);
+  while (end >= 0 && escaped(code, end)) end = code.indexOf("'", end + 1);
+  return end < 0 ? undefined : { start, end };
 }
 
 /** Whether the character at `i` is escaped: an odd run of backslashes before it. */
@@ -928,8 +921,13 @@ export interface LandmarkSpec {
   attributes?: Readonly<Record<string, string | true>>;
   /** …or are one of these elements… */
   tags?: readonly string[];
-  /** …and are the landmark when they also match this selector (tested on candidates only). */
+  /** …and are the landmark when they also match this selector (tested on candidates only)… */
   selector?: string;
+  /**
+   * …or pass this test instead: a look at one attribute's value (`href` naming a parameter) costs
+   * less than a compiled selector on every link of a page.
+   */
+  match?: (el: Element) => boolean;
 }
 
 /** A landmark, or every element of a kind, looked up in the page walk; a selector alone is a spec too. */
@@ -1013,7 +1011,7 @@ function landmarkSieve(specs: readonly Registered[]): Sieve {
       }
       return;
     }
-    const test = spec.selector === undefined ? undefined : query(spec.selector);
+    const test = spec.match ?? (spec.selector === undefined ? undefined : query(spec.selector));
     for (const c of spec.classes ?? []) sieve.add({ class: c }, { target, test });
     for (const tag of spec.tags ?? []) sieve.add({ tag }, { target, test });
     for (const [attribute, value] of Object.entries(spec.attributes ?? {})) {

@@ -260,16 +260,19 @@ async function streamEntries(redis: Redis, keys: KeySpace, accountId: string): P
  * undefined): the stream's only.
  */
 export async function readLedger(redis: Redis, keys: KeySpace, pg: Queryable | undefined, accountId: string, limit: number): Promise<LedgerEntry[]> {
-  const [pending, rows] = await Promise.all([
-    streamEntries(redis, keys, accountId),
-    pg
-      ? pg.query<LedgerRow>(
+  // The stream first, then the table: an entry trimmed before the stream was read had committed
+  // before it (the drainer trims only after its insert commits), so the table read after it has it.
+  // Read the other way round, an entry drained in between would be in neither.
+  const pending = await streamEntries(redis, keys, accountId);
+  const rows = pg
+    ? await pg
+        .query<LedgerRow>(
           `SELECT type, credits, at, job_id, endpoint, pack, grant_id, uncharged, cache_hit FROM ledger
            WHERE account_id = $1 ORDER BY seq DESC LIMIT $2`,
           [accountId, limit],
-        ).then((r) => r.rows.reverse().map(fromRow))
-      : Promise.resolve([]),
-  ]);
+        )
+        .then((r) => r.rows.reverse().map(fromRow))
+    : [];
   const seen = new Set(rows.map((e) => entryKey(e)));
   const merged = [...rows, ...pending.filter((e) => !seen.has(entryKey(e)))];
   merged.sort((a, b) => a.at.localeCompare(b.at));

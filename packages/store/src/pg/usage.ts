@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { z } from "zod";
 import { ArchiveUnavailableError } from "./archive.js";
 
 export type UsageGranularity = "day" | "month";
@@ -51,3 +52,28 @@ export async function usageByPeriod(
     throw new ArchiveUnavailableError(`usage is unavailable: ${(err as Error).message}`);
   }
 }
+
+const DAY_MS = 86_400_000;
+/** A day (`2026-11-01`, midnight UTC) or an instant (`2026-11-01T12:00:00Z`). */
+const instant = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/, "must be a date (YYYY-MM-DD) or an ISO 8601 instant with its offset")
+  .transform((s, ctx) => {
+    const d = new Date(s.length === 10 ? `${s}T00:00:00Z` : s);
+    if (Number.isNaN(d.getTime())) ctx.addIssue({ code: "custom", message: "is not a real date" });
+    return d;
+  });
+
+/** `from` inclusive, `to` exclusive; the last 30 days until now by default; at most 366 days. */
+export const usageQuery = z
+  .strictObject({
+    from: instant.optional(),
+    to: instant.optional(),
+    granularity: z.enum(["day", "month"]).default("day"),
+  })
+  .transform(({ from, to, granularity }) => {
+    const end = to ?? new Date();
+    return { from: from ?? new Date(end.getTime() - 30 * DAY_MS), to: end, granularity };
+  })
+  .refine((q) => q.from < q.to, { message: "from must be before to", path: ["from"] })
+  .refine((q) => q.to.getTime() - q.from.getTime() <= 366 * DAY_MS, { message: "a range covers at most 366 days", path: ["to"] });

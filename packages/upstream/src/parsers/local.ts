@@ -64,13 +64,14 @@ const CARD = {
 
 /** Basic HTML place cards: a link to the place's results holding its name and lines (see above). */
 const BASIC_CARD = {
-  link: 'a[href*="ludocid="]',
+  /** `/search?…&ludocid=<place id>`. */
+  param: "ludocid=",
   name: "h3",
 } as const;
 
 /** Hotel cards: a link into the travel pages (desktop `href`, mobile `data-url`) holding a star rating. */
 const HOTEL_CARD = {
-  link: 'a[href^="/travel/"], [data-url^="/travel/"]',
+  path: "/travel/",
   /** A heading naming the hotel; without one, the name is the card's first line of text. */
   name: '[role="heading"]',
   /** The star widget of the rating line (`[role=img]` "Rated 3.6 out of 5"). */
@@ -81,8 +82,10 @@ const HOTEL_CARD = {
 
 /** Every card's details block on the page, found in the page walk, and the other families' card links. */
 const cardDetails = landmarks(CARD.details);
-const basicCardLinks = landmarks({ tags: ["a"], selector: BASIC_CARD.link });
-const hotelCardLinks = landmarks({ attributes: { href: true, "data-url": true }, selector: HOTEL_CARD.link });
+const isBasicCardLink = (el: Element) => el.name === "a" && el.attribs.href?.includes(BASIC_CARD.param) === true;
+const isHotelCardLink = (el: Element) =>
+  (el.name === "a" && el.attribs.href?.startsWith(HOTEL_CARD.path) === true) || el.attribs["data-url"]?.startsWith(HOTEL_CARD.path) === true;
+const cardLinks = landmarks({ attributes: { href: true, "data-url": true }, match: (el: Element) => isBasicCardLink(el) || isHotelCardLink(el) });
 /** What a card is read from, found in one scan of the card. */
 const CARD_PARTS = [CARD.title, CARD.website, CARD.anyLink];
 /** A line, or an element in it, carrying one of the extra-line classes. */
@@ -156,7 +159,8 @@ function findCards(doc: Document): Card[] {
 function basicCards(doc: Document): Card[] {
   const cards: Card[] = [];
   const seen = new Set<string>();
-  for (const link of basicCardLinks(doc)) {
+  for (const link of cardLinks(doc)) {
+    if (!isBasicCardLink(link)) continue;
     const titleEl = first(BASIC_CARD.name, link);
     const title = text(titleEl);
     if (!titleEl || !title || seen.has(attr(link, "href")!)) continue;
@@ -208,8 +212,8 @@ const BLOCK_TAGS = new Set(["div", "p", "li", "ul", "ol", "table", "tr", "h1", "
  */
 function hotelCards(doc: Document): Card[] {
   const cards: Card[] = [];
-  for (const link of hotelCardLinks(doc)) {
-    if (!first(HOTEL_CARD.stars, link) || cards.some((c) => isInside(link, c.root))) continue;
+  for (const link of cardLinks(doc)) {
+    if (!isHotelCardLink(link) || !first(HOTEL_CARD.stars, link) || cards.some((c) => isInside(link, c.root))) continue;
     const titleEl = first(HOTEL_CARD.name, link);
     const texts = brLines(titleEl ? linesAfter(titleEl, link) : link.children);
     const title = titleEl ? text(titleEl) : texts.shift();

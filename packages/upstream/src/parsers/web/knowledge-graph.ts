@@ -312,7 +312,8 @@ function isInside(el: Element, ancestor: Element): boolean {
  * parts in `aria-labelledby` (the page sometimes runs two ids together, so ids are matched as text).
  */
 const ABOUT = {
-  profileLink: 'a[href*="tbm=ilp"]',
+  /** The profile page's parameter in the "More about" link. */
+  profileParam: "tbm=ilp",
   heading: '[role="heading"][aria-level="2"]',
   card: '[role="listitem"]',
   cardLink: "a[href][aria-labelledby]",
@@ -322,7 +323,7 @@ const ABOUT = {
   lead: /^(?:about|über|à propos de|a propos de|acerca de|sobre|informazioni su|over|om|o|о)\s+(?=\S)/iu,
 } as const;
 
-const profileLink = landmark({ tags: ["a"], selector: ABOUT.profileLink });
+const profileLink = landmark({ tags: ["a"], match: (a: Element) => a.attribs.href?.includes(ABOUT.profileParam) === true });
 
 function aboutPanel(doc: Document): KnowledgeGraph | undefined {
   const link = profileLink(doc);

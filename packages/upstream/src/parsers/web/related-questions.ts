@@ -64,8 +64,8 @@ const FULL = {
 const PAIR_PARTS = [FULL.question, FULL.snippetBox, FULL.listBox, FULL.date, FULL.resultLink, FULL.displayedLink];
 /** What an answer served apart from its pair is read from. */
 const ANSWER_PARTS = PAIR_PARTS.slice(1);
-/** Empty elements that deferred HTML may fill: the pair's answer pane and the slots inside it. */
-const SLOT = "[id]:empty";
+/** Empty blocks that deferred HTML may fill: the pair's answer pane and the slots inside it. */
+const SLOT = "div[id]:empty";
 /** How deep deferred HTML nests (pane → slots → card parts: 3 levels in 2021–2026 pages). */
 const MAX_NESTING = 4;
 /**
@@ -74,8 +74,11 @@ const MAX_NESTING = 4;
  * (long, and not read) are passed over unparsed.
  */
 const ANSWER_MARK = /(?:<|\\x3c)h3\b|wa:\/description|LGOjhe|di3YZe/;
-/** An element id in served HTML, its quotes possibly escaped (`id\x3d\x22…\x22`). */
-const SERVED_ID = /\bid(?:=|\\x3d)(?:"|\\x22|\\")([^"\\]+)/g;
+/**
+ * A slot in served HTML: an empty `<div id="…"></div>` that a later call fills, as the script writes
+ * it (`\x3cdiv id\x3d\x22…\x22\x3e\x3c/div\x3e`).
+ */
+const SERVED_SLOT = /(?:<|\\x3c)div id(?:=|\\x3d)(?:"|\\x22|\\")([^"\\]+)(?:"|\\x22|\\")(?:>|\\x3e)(?:<|\\x3c)\/div/g;
 
 /** Basic HTML (`gbv=1`). */
 const BASIC = {
@@ -124,7 +127,7 @@ function readFull(pairs: readonly Element[], doc: Document): RelatedQuestion[] {
     if (!question || questions.some((q) => q.question === question)) continue;
     let answer = fullAnswer(found);
     if (!answer.snippet && !answer.list && !answer.link) {
-      deferred ??= deferredHtml(doc, pair);
+      deferred ??= deferredHtml(doc);
       const served = servedAnswer(pair, deferred);
       if (served.length) answer = fullAnswer(scan(served, ANSWER_PARTS));
     }
@@ -146,7 +149,7 @@ function servedAnswer(pair: Element, served: (id: string) => string | undefined)
     if (literal === undefined || seen.has(id)) return;
     seen.add(id);
     if (ANSWER_MARK.test(literal)) pieces.push(literal);
-    if (depth < MAX_NESTING) for (const m of literal.matchAll(SERVED_ID)) visit(m[1]!, depth + 1);
+    if (depth < MAX_NESTING) for (const m of literal.matchAll(SERVED_SLOT)) visit(m[1]!, depth + 1);
   };
   for (const slot of all(SLOT, pair)) visit(slot.attribs.id!, 1);
   return pieces.flatMap((literal) => parseFragment(servedHtml(literal)));
