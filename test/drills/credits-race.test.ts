@@ -33,7 +33,8 @@ d("drill: concurrent submissions against a small balance", () => {
           fetch(url, {
             method: "POST",
             headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
-            body: JSON.stringify({ endpoint: "web-search", params: { query: "coffee" } }),
+            // A query with no capture: the replay's small "no results" page (the drill is about credits, not parsing).
+            body: JSON.stringify({ endpoint: "web-search", params: { query: "credits race" } }),
           }).then(async (r) => (await r.arrayBuffer(), r.status)),
         ),
       );

@@ -702,8 +702,12 @@ const SCRIPTED_IMAGE = /var s='(data:image\/[^']+)';\s*var ii=\[([^\]]*)\]/g;
  */
 export function scriptedImageSources(doc: Document): Map<string, string> {
   const sources = new Map<string, string>();
-  for (const script of pageScripts(doc)) {
-    const code = scriptText(script);
+  const scripts = pageScripts(doc);
+  if (scripts.length === 0) return sources;
+  // The page's source when `parseHtml` kept it: one pass over it costs less than a first read of each
+  // script's text in the tree (see `deferredHtml`).
+  const texts = doc instanceof Page && doc.source !== undefined ? [doc.source] : scripts.map(scriptText);
+  for (const code of texts) {
     for (const m of code.matchAll(SCRIPTED_IMAGE)) {
       const uri = m[1]!.replace(/\\x([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
       for (const id of m[2]!.matchAll(/'([^']+)'/g)) sources.set(id[1]!, uri);

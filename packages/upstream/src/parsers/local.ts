@@ -74,18 +74,23 @@ const HOTEL_CARD = {
   path: "/travel/",
   /** A heading naming the hotel; without one, the name is the card's first line of text. */
   name: '[role="heading"]',
-  /** The star widget of the rating line (`[role=img]` "Rated 3.6 out of 5"). */
-  stars: '[role="img"][aria-label]',
+  /** The star widget of the rating line (`role=img`, labelled "Rated 3.6 out of 5"). */
+  starsRole: "img",
+  /** How far above its stars a card's link may be. */
+  maxClimb: 12,
   /** "View 1,206 hotels" under the pack. */
   more: /^\/travel\/(?:search|hotels)\b/,
 } as const;
 
-/** Every card's details block on the page, found in the page walk, and the other families' card links. */
+/**
+ * Every card's details block on the page, found in the page walk; the basic layout's place links and
+ * star widgets (a hotel card is the travel link around one) too.
+ */
 const cardDetails = landmarks(CARD.details);
-const isBasicCardLink = (el: Element) => el.name === "a" && el.attribs.href?.includes(BASIC_CARD.param) === true;
+const basicCardLinks = landmarks({ tags: ["a"], match: (a: Element) => a.attribs.href?.includes(BASIC_CARD.param) === true });
+const starWidgets = landmarks({ attributes: { role: HOTEL_CARD.starsRole }, match: (el: Element) => el.attribs["aria-label"] !== undefined });
 const isHotelCardLink = (el: Element) =>
   (el.name === "a" && el.attribs.href?.startsWith(HOTEL_CARD.path) === true) || el.attribs["data-url"]?.startsWith(HOTEL_CARD.path) === true;
-const cardLinks = landmarks({ attributes: { href: true, "data-url": true }, match: (el: Element) => isBasicCardLink(el) || isHotelCardLink(el) });
 /** What a card is read from, found in one scan of the card. */
 const CARD_PARTS = [CARD.title, CARD.website, CARD.anyLink];
 /** A line, or an element in it, carrying one of the extra-line classes. */
@@ -159,8 +164,7 @@ function findCards(doc: Document): Card[] {
 function basicCards(doc: Document): Card[] {
   const cards: Card[] = [];
   const seen = new Set<string>();
-  for (const link of cardLinks(doc)) {
-    if (!isBasicCardLink(link)) continue;
+  for (const link of basicCardLinks(doc)) {
     const titleEl = first(BASIC_CARD.name, link);
     const title = text(titleEl);
     if (!titleEl || !title || seen.has(attr(link, "href")!)) continue;
@@ -212,8 +216,17 @@ const BLOCK_TAGS = new Set(["div", "p", "li", "ul", "ol", "table", "tr", "h1", "
  */
 function hotelCards(doc: Document): Card[] {
   const cards: Card[] = [];
-  for (const link of cardLinks(doc)) {
-    if (!isHotelCardLink(link) || !first(HOTEL_CARD.stars, link) || cards.some((c) => isInside(link, c.root))) continue;
+  for (const stars of starWidgets(doc)) {
+    let link: Element | undefined;
+    let level = 0;
+    for (const a of ancestors(stars)) {
+      if (++level > HOTEL_CARD.maxClimb) break;
+      if (isHotelCardLink(a)) {
+        link = a;
+        break;
+      }
+    }
+    if (!link || cards.some((c) => c.root === link || isInside(link!, c.root))) continue;
     const titleEl = first(HOTEL_CARD.name, link);
     const texts = brLines(titleEl ? linesAfter(titleEl, link) : link.children);
     const title = titleEl ? text(titleEl) : texts.shift();
