@@ -139,7 +139,7 @@ function readFull(pairs: readonly Element[], doc: Document): RelatedQuestion[] {
 /**
  * The answer a raw page serves for a pair in its scripts: the HTML filling each empty slot of the
  * pair, and the slots named in that HTML, filled in turn; of those, the pieces holding an answer's
- * parts, each parsed apart (never joined to the page), in the order the slots nest.
+ * parts, in the order the slots nest, parsed apart from the page (never joined to it).
  */
 function servedAnswer(pair: Element, served: (id: string) => string | undefined): AnyNode[] {
   const pieces: string[] = [];
@@ -152,7 +152,8 @@ function servedAnswer(pair: Element, served: (id: string) => string | undefined)
     if (depth < MAX_NESTING) for (const m of literal.matchAll(SERVED_SLOT)) visit(m[1]!, depth + 1);
   };
   for (const slot of all(SLOT, pair)) visit(slot.attribs.id!, 1);
-  return pieces.flatMap((literal) => parseFragment(servedHtml(literal)));
+  // Each piece is an element's whole content: parsed together, they stay apart.
+  return pieces.length ? parseFragment(pieces.map(servedHtml).join("")) : [];
 }
 
 /** Not displayed when the page was saved: marked so by the page or the saving tool, up to the list. */
