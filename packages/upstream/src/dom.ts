@@ -747,10 +747,11 @@ const DEFERRED_CALL = "jsl.dh('";
  * script's text in the tree is built by the parser in pieces, and its first read copies it whole,
  * which costs more than finding the calls (pages carry up to a megabyte of scripts, most of it
  * code). Each id is searched for itself, on from the call found last (an answer's parts come right
- * after it), else from the first one found, else from the start, and its literal delimited only
- * then, so the HTML other calls carry is not read; after an id no call fills, one search through the
- * page notes where every call is, for the lookups to come. A tree `parseHtml` did not build has no
- * source and gives none. An id filled twice (rare) may give either call.
+ * after it), else back from the end of the page, and its literal delimited only then, so the HTML
+ * other calls carry is not read; after an id no call fills, one search through the page notes where
+ * every call is, for the lookups to come. A tree `parseHtml` did not build has no
+ * source and gives none. An id filled twice (rare) may give either call (the later, when looked up
+ * from the end, as on the page).
  */
 export function deferredHtml(doc: AnyNode): (id: string) => string | undefined {
   const source = doc instanceof Page ? doc.source : undefined;
@@ -763,21 +764,18 @@ export function deferredHtml(doc: AnyNode): (id: string) => string | undefined {
 function deferredInSource(source: string): (id: string) => string | undefined {
   /** Where each call's id ends, noted once a lookup found no call. */
   let calls: Map<string, number> | undefined;
-  // On from the call found last, else from the first call found (the calls a lookup wants sit
-  // together), else from the start.
-  let from = 0;
-  let first = -1;
+  // On from the call found last (an answer's parts follow it), else back from the page's end (the
+  // calls come after the content they fill, most of them near the end).
+  let from = -1;
   return (id) => {
     let idEnd: number | undefined;
     if (calls) idEnd = calls.get(id);
     else {
       const call = `${DEFERRED_CALL}${id}'`;
-      let at = source.indexOf(call, from);
-      if (at < 0 && first >= 0 && first < from) at = source.indexOf(call, first);
-      if (at < 0 && first !== 0) at = source.indexOf(call);
+      let at = from < 0 ? -1 : source.indexOf(call, from);
+      if (at < 0) at = source.lastIndexOf(call);
       if (at >= 0) idEnd = at + call.length - 1;
       else calls = callPositions(source);
-      if (at >= 0 && (first < 0 || at < first)) first = at;
     }
     const literal = idEnd === undefined ? undefined : literalAfter(source, idEnd);
     if (literal && !calls) from = literal.end;
@@ -817,15 +815,46 @@ function escaped(code: string, i: number): boolean {
   return n % 2 === 1;
 }
 
-const JS_ESCAPE = /\\(?:x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|([\s\S]))/g;
 const JS_CHAR: Record<string, string> = { n: "\n", r: "\r", t: "\t", b: "\b", f: "\f", v: "\v", "0": "\0" };
 
-/** A JavaScript string literal's body as the string it stands for (`\x3cdiv` → `<div`): the HTML of a `deferredHtml` call. */
+/**
+ * A JavaScript string literal's body as the string it stands for (`\x3cdiv` → `<div`): the HTML of a
+ * `deferredHtml` call. Served HTML escapes every `<`, `>`, `"` and `=`, thousands per answer: the
+ * escapes are found with `indexOf` and decoded by hand, not by a regex calling back per escape.
+ */
 export function servedHtml(literal: string): string {
-  if (!literal.includes("\\")) return literal;
-  return literal.replace(JS_ESCAPE, (_, hex?: string, unicode?: string, c?: string) =>
-    hex ? String.fromCharCode(parseInt(hex, 16)) : unicode ? String.fromCharCode(parseInt(unicode, 16)) : (JS_CHAR[c!] ?? c!),
-  );
+  let at = literal.indexOf("\\");
+  if (at < 0) return literal;
+  const parts: string[] = [];
+  let from = 0;
+  while (at >= 0) {
+    parts.push(literal.slice(from, at));
+    const c = literal[at + 1] ?? "";
+    const hex = c === "x" ? 2 : c === "u" ? 4 : 0;
+    const code = hex ? hexValue(literal, at + 2, hex) : -1;
+    if (code >= 0) {
+      parts.push(String.fromCharCode(code));
+      from = at + 2 + hex;
+    } else {
+      parts.push(JS_CHAR[c] ?? c);
+      from = at + 2;
+    }
+    at = literal.indexOf("\\", from);
+  }
+  parts.push(literal.slice(from));
+  return parts.join("");
+}
+
+/** The value of `length` hex digits at `at`, or -1 when they are not all hex digits. */
+function hexValue(s: string, at: number, length: number): number {
+  let n = 0;
+  for (let i = at; i < at + length; i++) {
+    const c = s.charCodeAt(i);
+    const d = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c >= 65 && c <= 70 ? c - 55 : -1;
+    if (d < 0) return -1;
+    n = n * 16 + d;
+  }
+  return n;
 }
 
 /** The 1×1 GIF the upstream puts in an `<img>` until a script or lazy loader sets the real image. */
