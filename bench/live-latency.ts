@@ -10,24 +10,24 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createUpstream } from "@serp/upstream";
 import { freePort } from "../test/support/redis-server.js";
-import { REDIS_URL, startStack } from "../test/support/stack.js";
+import { childEnv, startStack, type Stack } from "../test/support/stack.js";
 import { fmt, hostSteal, percentile, runIfMain, signed, type Row } from "./lib.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const PAGE = "web/coffee-desktop-2023.html";
 
-function service(app: "api" | "worker", env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", `apps/${app}/src/index.ts`], { cwd: root, stdio: "ignore", env: { ...process.env, REDIS_URL, ...env } });
+function service(stack: Stack, app: "api" | "worker", env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, ["--import", "tsx", `apps/${app}/src/index.ts`], { cwd: root, stdio: "ignore", env: childEnv(stack, env) });
 }
 
 export async function benchLiveLatency(n = 200): Promise<Row[]> {
   const stack = await startStack({ workerQueues: [], replay: { page: PAGE } });
   const { key } = await stack.account(1_000_000);
   const port = await freePort();
-  const common = { SERP_PREFIX: stack.prefix, UPSTREAM_BASE_URL: stack.replay.url };
+  const common = { UPSTREAM_BASE_URL: stack.replay.url };
   const children = [
-    service("api", { ...common, PORT: String(port), RATE_LIMIT_PER_MINUTE: "100000000", MAX_JOBS_IN_FLIGHT: "100000000" }),
-    service("worker", { ...common, WORKER_QUEUES: "live", WORKER_CONCURRENCY: "4" }),
+    service(stack, "api", { ...common, PORT: String(port), RATE_LIMIT_PER_MINUTE: "100000000", MAX_JOBS_IN_FLIGHT: "100000000" }),
+    service(stack, "worker", { ...common, WORKER_QUEUES: "live", WORKER_CONCURRENCY: "4" }),
   ];
   const url = `http://127.0.0.1:${port}/v1/jobs`;
   const direct = createUpstream({ baseUrl: stack.replay.url, timeoutMs: 5_000 });

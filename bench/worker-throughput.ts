@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { Queue } from "bullmq";
 import { RESERVED_CREDITS, newJobId } from "@serp/shared";
 import { QUEUE_CATALOG } from "@serp/store";
-import { REDIS_URL, startStack, type Stack } from "../test/support/stack.js";
+import { childEnv, startStack, type Stack } from "../test/support/stack.js";
 import { cpuSeconds, fmt, runIfMain, type Row } from "./lib.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -21,7 +21,7 @@ function worker(stack: Stack, concurrency: number): ChildProcess {
   return spawn(process.execPath, ["--import", "tsx", "apps/worker/src/index.ts"], {
     cwd: root,
     stdio: "ignore",
-    env: { ...process.env, REDIS_URL, SERP_PREFIX: stack.prefix, WORKER_QUEUES: "regular", WORKER_CONCURRENCY: String(concurrency), UPSTREAM_BASE_URL: stack.replay.url, LOG_LEVEL: "silent" },
+    env: childEnv(stack, { WORKER_QUEUES: "regular", WORKER_CONCURRENCY: String(concurrency), UPSTREAM_BASE_URL: stack.replay.url, LOG_LEVEL: "silent" }),
   });
 }
 

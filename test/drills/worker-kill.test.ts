@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import request from "supertest";
-import { REDIS_URL, fixturesAvailable, startStack, type Stack } from "../support/stack.js";
+import { childEnv, fixturesAvailable, startStack, type Stack } from "../support/stack.js";
 
 const d = fixturesAvailable ? describe : describe.skip;
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -15,16 +15,13 @@ function startWorker(stack: Stack): ChildProcess {
   return spawn(process.execPath, ["--import", "tsx", "apps/worker/src/index.ts"], {
     cwd: root,
     stdio: "ignore",
-    env: {
-      ...process.env,
-      REDIS_URL,
-      SERP_PREFIX: stack.prefix,
+    env: childEnv(stack, {
       WORKER_QUEUES: "fast",
       WORKER_CONCURRENCY: "4",
       WORKER_LOCK_MS: "3000",
       UPSTREAM_BASE_URL: stack.replay.url,
       LOG_LEVEL: "silent",
-    },
+    }),
   });
 }
 

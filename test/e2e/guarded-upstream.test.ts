@@ -19,7 +19,7 @@ import { join } from "node:path";
 import request from "supertest";
 import { freePort, ROOT, waitFor } from "../ops/support.js";
 import { guardPreset } from "@serp/replay";
-import { REDIS_URL, fixturesAvailable, startStack, type Stack } from "../support/stack.js";
+import { childEnv, fixturesAvailable, startStack, type Stack } from "../support/stack.js";
 
 const d = fixturesAvailable ? describe : describe.skip;
 if (!fixturesAvailable) console.warn("guarded upstream: captured pages not found; set SERP_FIXTURES_DIR. Skipping.");
@@ -89,10 +89,8 @@ d("the fetch ladder against a guarded upstream", () => {
       cwd: ROOT,
       stdio: ["ignore", "pipe", "pipe"],
       env: {
-        ...process.env,
+        ...childEnv(stack),
         ...upstreamEnv(),
-        REDIS_URL,
-        SERP_PREFIX: stack.prefix,
         WORKER_QUEUES: "live",
         WORKER_CONCURRENCY: "4",
         PARSE_THREADS: "0",
@@ -243,7 +241,7 @@ d("the fetch ladder against a guarded upstream", () => {
         const r = spawnSync(process.execPath, ["--import", "tsx", "apps/cli/src/main.ts", "upstream", "status"], {
           cwd: ROOT,
           encoding: "utf8",
-          env: { ...process.env, REDIS_URL, SERP_PREFIX: stack.prefix },
+          env: childEnv(stack),
         });
         return r.stdout.includes("desktop@direct") && r.stdout;
       },
@@ -304,11 +302,9 @@ d("the fetch ladder against a guarded upstream", () => {
       cwd: ROOT,
       stdio: ["ignore", "pipe", "pipe"],
       env: {
-        ...process.env,
+        ...childEnv(stack),
         ...upstreamEnv(),
         UPSTREAM_PROFILES_FILE: join(dir, "no-browser.json"),
-        REDIS_URL,
-        SERP_PREFIX: stack.prefix,
         WORKER_QUEUES: "regular",
         HEALTH_PORT: String(port),
         CANARY_INTERVAL_MS: "1000",

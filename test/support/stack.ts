@@ -174,3 +174,15 @@ export async function pollUntilFinal(
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/**
+ * The environment of an app process a test (or bench) starts on `stack`: this process's, with the
+ * stack's Redis prefix and its own PostgreSQL schema (the run's DATABASE_URL names the database's
+ * default schema, where a child's ledger drainer would drain the stack's entries away from it).
+ */
+export function childEnv(stack: Pick<Stack, "prefix" | "databaseUrl">, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, REDIS_URL, SERP_PREFIX: stack.prefix, ...extra };
+  if (stack.databaseUrl) env.DATABASE_URL = stack.databaseUrl;
+  else delete env.DATABASE_URL;
+  return env;
+}
