@@ -101,12 +101,7 @@ function parseEngineSearch(query: Query, locations: LocationCheck): CompatSearch
   if (!switched) throw bad(unsupportedTbm(tbm ?? ""));
   const kind = KINDS[switched];
 
-  const gl = one(query, "gl")?.toLowerCase();
-  if (gl !== undefined && !isSupportedCountry(gl)) throw bad(`Unsupported \`${shown(gl)}\` country - gl parameter.`);
-  const hl = one(query, "hl");
-  const hlMatch = hl === undefined ? undefined : HL.exec(hl);
-  if (hl !== undefined && !hlMatch) throw bad(`Unsupported \`${shown(hl)}\` interface language - hl parameter.`);
-  const language = hlMatch?.[1]?.toLowerCase() ?? "en";
+  const { gl, hl, language } = countryAndLanguage(query);
 
   let device: CompatSearch["device"];
   if (asked === "web") {
@@ -168,12 +163,7 @@ function parseProduct(query: Query, engine: string): CompatSearch {
   if (offers && specs) {
     throw bad("`offers` and `specs` parameters can't be used together: ask for the sellers (offers=1) and the details (specs=1) in two searches.");
   }
-  const gl = one(query, "gl")?.toLowerCase();
-  if (gl !== undefined && !isSupportedCountry(gl)) throw bad(`Unsupported \`${shown(gl)}\` country - gl parameter.`);
-  const hl = one(query, "hl");
-  const hlMatch = hl === undefined ? undefined : HL.exec(hl);
-  if (hl !== undefined && !hlMatch) throw bad(`Unsupported \`${shown(hl)}\` interface language - hl parameter.`);
-  const language = hlMatch?.[1]?.toLowerCase() ?? "en";
+  const { gl, hl, language } = countryAndLanguage(query);
   const country: Country = gl !== undefined && isSupportedCountry(gl) ? normalizeCountry(gl) : "us";
   const sent: ProductView["sent"] = {};
   for (const name of ["offers", "specs"] as const) {
@@ -204,6 +194,16 @@ function parseStart(raw: string | undefined, kind: Kind, engine: string, tbm: st
     throw bad(`\`start\` parameter must be a multiple of ${step} from 0 to ${max} for ${on}.`);
   }
   return n;
+}
+
+/** `gl` (lower-cased, refused unless supported) and `hl` as sent, with the language the job uses (`en-GB` → `en`). */
+function countryAndLanguage(query: Query): { gl: string | undefined; hl: string | undefined; language: string } {
+  const gl = one(query, "gl")?.toLowerCase();
+  if (gl !== undefined && !isSupportedCountry(gl)) throw bad(`Unsupported \`${shown(gl)}\` country - gl parameter.`);
+  const hl = one(query, "hl");
+  const hlMatch = hl === undefined ? undefined : HL.exec(hl);
+  if (hl !== undefined && !hlMatch) throw bad(`Unsupported \`${shown(hl)}\` interface language - hl parameter.`);
+  return { gl, hl, language: hlMatch?.[1]?.toLowerCase() ?? "en" };
 }
 
 function parseLocated(query: Query, gl: string | undefined, locations: LocationCheck): Pick<CompatSearch, "location" | "uule"> {
