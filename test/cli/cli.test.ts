@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { runCli } from "../../apps/cli/src/main.js";
-import { DEFAULT_REDIS_URL, chooseRedis } from "../../apps/cli/src/redis-url.js";
-import { AccountStore, JobStore, keySpace } from "@serp/store";
+import { chooseRedis } from "../../apps/cli/src/redis-url.js";
+import { AccountStore, DEFAULT_REDIS_URL, JobStore, keySpace } from "@serp/store";
 import { REDIS_URL } from "../support/stack.js";
 
 const prefix = `tcli${randomBytes(5).toString("hex")}`;

@@ -4,7 +4,7 @@
  */
 import { ApiError } from "@serp/shared";
 import { Locations } from "@serp/upstream";
-import { jobRequest, parseSearch, searchParameters, linkParams } from "../../apps/api/src/compat/params.js";
+import { compatSearchQuery, jobRequest, parseSearch, searchParameters, linkParams } from "../../apps/api/src/compat/params.js";
 import { sortedQuery, paginationBlocks } from "../../apps/api/src/compat/links.js";
 import { GEOTARGETS_DIR, geotargetsAvailable } from "../../packages/upstream/test/fixtures-dir.js";
 
@@ -67,6 +67,48 @@ describe("compat parameters", () => {
     ["one-letter location", { q: "x", location: "A" }, "`location` parameter must be 2 to 200 characters long."],
   ])("refuses %s", (_what, query, message) => {
     expect(rejects(query)).toBe(message);
+  });
+
+  // The schema reports every rule a request breaks; the answer is the first in the reference's order,
+  // which is not the order the parameters are documented in.
+  test.each([
+    ["the engine before a repeated q", { q: ["a", "b"], engine: "bing" }, `Unsupported \`bing\` search engine. ${SUPPORTED}`],
+    ["a missing q before gl", { gl: "xx" }, "Missing query `q` parameter."],
+    ["a repeated q before its absence", { q: ["", ""] }, "`q` parameter must be given once."],
+    ["tbm before gl", { q: "x", tbm: "pts", gl: "xx" }, "Unsupported `pts` value - tbm parameter (use nws (news), isch (images), shop (shopping) or lcl (local))."],
+    ["gl before hl", { q: "x", hl: "english", gl: "xx" }, "Unsupported `xx` country - gl parameter."],
+    ["hl before device", { q: "x", device: "tablet", hl: "english" }, "Unsupported `english` interface language - hl parameter."],
+    ["a repeated location before a repeated uule", { q: "x", location: ["a", "b"], uule: ["c", "d"] }, "`location` parameter must be given once."],
+    ["a repeated uule before the pair", { q: "x", location: "A", uule: ["c", "d"] }, "`uule` parameter must be given once."],
+    ["the pair before either's value", { q: "x", location: "A", uule: "nope" }, "`location` and `uule` parameters can't be used together."],
+    ["a blank location counts in the pair", { q: "x", location: "  ", uule: "w+CAIQICIaQXVzdGlu" }, "`location` and `uule` parameters can't be used together."],
+    ["a blank location is too short", { q: "x", location: "  " }, "`location` parameter must be 2 to 200 characters long."],
+    ["uule before start and the flags", { q: "x", uule: "nope", start: "5", async: "x" }, "Unsupported `nope` value - uule parameter."],
+    ["the location before start", { q: "x", location: "x\u0007y", start: "-10" }, "`location` parameter must not contain control characters."],
+    ["start before async", { q: "x", start: "5", async: "maybe" }, "`start` parameter must be a multiple of 10 from 0 to 90 for engine `web`."],
+    ["async before no_cache", { q: "x", async: "maybe", no_cache: "x" }, "`async` parameter must be true or false."],
+    ["no_cache before the pair", { q: "x", async: "1", no_cache: "x" }, "`no_cache` parameter must be true or false."],
+    ["async with no_cache", { q: "x", async: "TRUE", no_cache: "1" }, "`async` and `no_cache` parameters can't be used together."],
+    ["a missing product_id before the rest", { engine: "web_product", offers: "1", specs: "1", gl: "xx" }, "Missing `product_id` parameter."],
+    ["offers before specs", { engine: "web_product", product_id: "1", specs: "yes", offers: "maybe" }, "`offers` parameter must be true or false."],
+    ["offers with specs before gl", { engine: "web_product", product_id: "1", offers: "1", specs: "True", gl: "xx" }, "`offers` and `specs` parameters can't be used together: ask for the sellers (offers=1) and the details (specs=1) in two searches."],
+  ])("answers the first broken rule: %s", (_what, query, message) => {
+    expect(rejects(query)).toBe(message);
+  });
+
+  test("with a location list, the look-up refuses before start and the flags", () => {
+    expect(rejects({ q: "x", location: "Nowhere", start: "5", async: "x" }, list)).toBe("Unsupported `Nowhere` location - location parameter.");
+    expect(rejects({ q: "x", location: "Austin, Texas", start: "5" }, list)).toBe("`start` parameter must be a multiple of 10 from 0 to 90 for engine `web`.");
+  });
+
+  test("the schema the routes declare accepts what the endpoint accepts, read as the endpoint reads it", () => {
+    const sent = { q: " x ", gl: "US", start: "010", async: "True", device: "", api_key: ["k1", "k2"], output: "bogus", num: "100", tbm: "" };
+    expect(compatSearchQuery.parse(sent)).toEqual({ engine: "web", q: "x", gl: "us", start: 10, async: "true" });
+    // What does not apply to the engine is not read at all.
+    expect(compatSearchQuery.parse({ engine: "google_product", product_id: "1", offers: "1", q: ["a", "b"], start: "ten", device: "toaster" })).toEqual({
+      engine: "google_product", product_id: "1", offers: "1",
+    });
+    expect(compatSearchQuery.safeParse({ q: "x", engine: "web_images", start: "ten", tbm: "vid", device: "toaster" }).success).toBe(true);
   });
 
   test("a huge value is quoted back cut short", () => {

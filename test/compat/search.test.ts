@@ -335,10 +335,10 @@ d("GET /search.json", () => {
       expect(await balance(acct.accountId)).toBe(3);
     }, LIVE);
 
-    test("429 in this endpoint's shape when the limiter answers by itself", async () => {
-      const app = limited((_req, res) => {
-        res.setHeader("Retry-After", "3");
-        res.status(429).json({ error: { message: "Rate limit exceeded", code: "rate_limited" } });
+    // A limiter refuses by throwing (or next(err)): the router's own error middleware words it, no body is rewritten.
+    test("429 in this endpoint's shape when the limiter refuses with a Retry-After of its own", async () => {
+      const app = limited(() => {
+        throw new ApiError("rate_limited", "Rate limit exceeded", undefined, 3);
       });
       const res = await request(app).get("/search").query({ q: "coffee", api_key: key });
       expect(res.status).toBe(429);

@@ -1,8 +1,8 @@
 /**
  * .env.example lists every setting the apps read, each with a comment. The list is derived from the
  * code, so a setting someone adds without documenting it fails here:
- * - the keys of the API and worker env schemas (and any other `NAME: z.…` env schema in app code),
- * - the upstream settings read by packages/upstream's upstreamOptionsFromEnv,
+ * - the keys of the env schemas and of the packages' env fragments they compose (any `NAME: …`
+ *   inside a `z.object({…})` in app or package code),
  * - names read directly as `process.env.NAME`.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -50,8 +50,6 @@ function settingsReadByCode(): Map<string, string> {
     const source = readFileSync(file, "utf8");
     for (const name of [...schemaKeys(source), ...directReads(source)]) if (!system.has(name)) note(name, file);
   }
-  const upstreamConfig = join(ROOT, "packages/upstream/src/config.ts");
-  for (const m of readFileSync(upstreamConfig, "utf8").matchAll(/\b(?:str|int|bool)\("([A-Z][A-Z0-9_]+)"\)/g)) note(m[1]!, upstreamConfig);
   return found;
 }
 

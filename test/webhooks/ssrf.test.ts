@@ -7,7 +7,7 @@
 import net from "node:net";
 import request from "supertest";
 import { addressKind, refusedAddress } from "@serp/store";
-import { postbackUrlProblem } from "../../apps/api/src/webhooks/postback-url.js";
+import { postbackUrlProblem } from "../../apps/api/src/postback-url.js";
 import { createTargetAgents, send } from "../../apps/worker/src/webhooks/index.js";
 import { fixturesAvailable, startStack, type Stack } from "../support/stack.js";
 import { Receiver } from "./receiver.js";

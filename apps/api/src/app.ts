@@ -1,15 +1,16 @@
 import express, { type Express } from "express";
-import { accountRoutes } from "./account/routes.js";
 import { authenticate } from "./auth.js";
-import { compatRoutes } from "./compat/routes.js";
 import type { AppContext } from "./context.js";
 import { errorHandler, notFound } from "./errors.js";
-import { jobRoutes } from "./jobs/routes.js";
-import { mcpRoutes } from "./mcp/routes.js";
-import { docsRoutes } from "./openapi/routes.js";
+import { buildOpenApiDocument } from "./openapi/document.js";
 import { requestTelemetry } from "./ops/request-telemetry.js";
-import { opsRoutes } from "./ops/routes.js";
-import { webhookRoutes } from "./webhooks/routes.js";
+import { accountRoutes } from "./routes/account.js";
+import { compatRoutes } from "./routes/compat.js";
+import { docsRoutes } from "./routes/docs.js";
+import { jobRoutes } from "./routes/jobs.js";
+import { mcpRoutes } from "./routes/mcp.js";
+import { opsRoutes } from "./routes/ops.js";
+import { webhookRoutes } from "./routes/webhooks.js";
 
 /** Builds the Express app; never listens (index.ts does), so tests drive it directly. */
 export function createApp(ctx: AppContext): Express {
@@ -29,9 +30,9 @@ export function createApp(ctx: AppContext): Express {
 
   // Unauthenticated or self-authenticating surfaces.
   app.use(opsRoutes(ctx));
-  app.use(docsRoutes(ctx));
+  app.use(docsRoutes(buildOpenApiDocument(ctx.env.PUBLIC_BASE_URL)));
   app.use(compatRoutes(ctx));
-  app.use("/mcp", mcpRoutes(ctx));
+  app.use(mcpRoutes(ctx));
 
   app.use(notFound);
   app.use(errorHandler);

@@ -22,7 +22,8 @@ export interface AppContext {
   locations: LocationCheck;
   /**
    * Per-account request-rate limit. Mount it AFTER authentication (it reads req.accountId) on
-   * POST /v1/jobs, /search.json (and /search) and POST /mcp.
+   * POST /v1/jobs, /search.json (and /search) and POST /mcp. It refuses by throwing (or next(err)),
+   * never by answering itself, so each surface words the refusal in its own error shape.
    */
   rateLimit: RequestHandler;
   /** The upstream pages completed jobs were parsed from (kept by the workers). */

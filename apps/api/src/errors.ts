@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler, RequestHandler } from "express";
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from "express";
 import type { z } from "zod";
 import { ApiError, type FieldIssue } from "@serp/shared";
 
@@ -33,23 +33,12 @@ export const notFound: RequestHandler = (req, _res, next) => {
   next(new ApiError("not_found", `No route for ${req.method} ${req.path}`));
 };
 
-/** The one error middleware: every failure leaves as `{error: {message, code, requestId, details?}}`. */
-export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
-  const apiError = toApiError(err);
-  if (apiError.status >= 500) req.log?.error({ err }, "request failed");
-  if (apiError.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(apiError.retryAfterSeconds));
-  if (res.headersSent) return;
-  res.status(apiError.status).json({
-    error: {
-      message: apiError.message,
-      code: apiError.code,
-      requestId: String(req.id ?? ""),
-      ...(apiError.details ? { details: apiError.details } : {}),
-    },
-  });
-};
-
-function toApiError(err: unknown): ApiError {
+/**
+ * Any failure as the service's error: an ApiError as thrown, the body parser's refusals as the
+ * caller's fault, unreachable storage as 503 `unavailable`, anything else as a 500. Every surface
+ * (job API, compatibility, MCP) maps failures with this one function and only writes them its own way.
+ */
+export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   const bodyError = bodyReadError(err);
   if (bodyError) return bodyError;
@@ -57,12 +46,48 @@ function toApiError(err: unknown): ApiError {
   return new ApiError("internal_error", "Internal error");
 }
 
+/** How one surface answers a failure: what it logs, the headers it adds, the body it writes. */
+export interface ErrorSurface {
+  /** The log line of a failure it logs (the server's fault). */
+  logMessage: string;
+  logs(error: ApiError): boolean;
+  /** The error as this surface words it (the MCP parse error, say). */
+  word?(error: ApiError): ApiError;
+  headers?(error: ApiError, req: Request, res: Response): void;
+  body(error: ApiError, req: Request): unknown;
+}
+
+/** The error middleware of one surface: Retry-After on every error that has one, then the surface's body. */
+export function errorMiddleware(surface: ErrorSurface): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const mapped = toApiError(err);
+    const apiError = surface.word?.(mapped) ?? mapped;
+    if (surface.logs(apiError)) req.log?.error({ err }, surface.logMessage);
+    if (res.headersSent) return;
+    surface.headers?.(apiError, req, res);
+    if (apiError.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(apiError.retryAfterSeconds));
+    res.status(apiError.status).json(surface.body(apiError, req));
+  };
+}
+
+/** The job API's body: `{error: {message, code, requestId, details?}}`. */
+export const jobApiErrors: ErrorSurface = {
+  logMessage: "request failed",
+  logs: (e) => e.status >= 500,
+  body: (e, req) => ({
+    error: { message: e.message, code: e.code, requestId: String(req.id ?? ""), ...(e.details ? { details: e.details } : {}) },
+  }),
+};
+
+/** The app's last middleware: every failure no surface of its own answered leaves in the job API's shape. */
+export const errorHandler = errorMiddleware(jobApiErrors);
+
 /**
  * The body parser's refusals (bad JSON, too large, an unknown encoding or charset, a corrupt gzip
  * body, an upload the client aborted, a length that does not match) as the caller's fault: 4xx,
- * logged as a refusal, never a 500. Shared by every router with its own error shape (/mcp).
+ * logged as a refusal, never a 500.
  */
-export function bodyReadError(err: unknown): ApiError | undefined {
+function bodyReadError(err: unknown): ApiError | undefined {
   const e = err as { type?: string; status?: number; message?: string; code?: unknown } | null;
   if (e?.status === 400 && typeof e.code === "string" && e.code.startsWith("Z_")) {
     return new ApiError("invalid_request", "The body could not be decompressed: it does not match its Content-Encoding");

@@ -1,5 +1,6 @@
 import { createServer } from "node:http";
 import { pino } from "pino";
+import { onShutdown } from "@serp/shared";
 import { Locations } from "@serp/upstream";
 import { publicBaseUrl } from "./compat/links.js";
 import { ConfigError, httpServerSettings, loadEnv, type ApiEnv } from "./env.js";
@@ -61,19 +62,12 @@ const drainMs = env.LIVE_DEADLINE_MS + 5_000;
 // Registered last, so closed first: queues and Redis stay open for the requests still being answered.
 rt.closers.add("http server", () => httpDrain.close(drainMs));
 
-let stopping = false;
-for (const signal of ["SIGTERM", "SIGINT"] as const) {
-  process.on(signal, async () => {
-    if (stopping) return;
-    stopping = true;
+onShutdown(rt.closers, {
+  deadlineMs: drainMs + 5_000,
+  begin: (signal) => {
     startDraining(rt.ctx);
     logger.info({ signal, drainMs }, "shutting down: no new connections, answering requests in flight");
-    let clean = true;
-    await rt.closers.closeAll(drainMs + 5_000, (name, err) => {
-      clean = false;
-      logger.error({ err, name }, "close failed");
-    });
-    logger.info({ clean }, "stopped");
-    process.exit(clean ? 0 : 1);
-  });
-}
+  },
+  onError: (name, err) => logger.error({ err, name }, "close failed"),
+  end: (clean) => logger.info({ clean }, "stopped"),
+});

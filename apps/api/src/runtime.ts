@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { Queue } from "bullmq";
+import type { Queue } from "bullmq";
 import type { Logger } from "pino";
 import { createMetrics } from "@serp/metrics";
-import { Closers, QUEUES, countryOfLocationName, type QueueName } from "@serp/shared";
-import { AccountStore, connectPostgres, createRedis, IdempotencyStore, JobArchive, JobStore, keySpace, RawPageStore, ResultCache, waitReady } from "@serp/store";
+import { Closers, countryOfLocationName, type QueueName } from "@serp/shared";
+import { AccountStore, connectPostgres, createRedis, IdempotencyStore, JobArchive, JobStore, keySpace, openScrapeQueues, RawPageStore, ResultCache, waitReady } from "@serp/store";
 import { createApp } from "./app.js";
 import type { AppContext } from "./context.js";
 import type { ApiEnv } from "./env.js";
@@ -33,15 +33,12 @@ export async function createApiRuntime(env: ApiEnv, logger: Logger, locationChec
   if (pg) closers.add("postgres", () => pg.end());
   else logger.warn("DATABASE_URL is not set: no PostgreSQL (the ledger stays in its bounded Redis stream; accounts and keys in Redis only)");
 
-  const queues = Object.fromEntries(
-    QUEUES.map((name) => {
-      // Producers share the fail-fast connection: a submission while Redis is down errors at once.
-      const queue = new Queue(name, { connection: redis, prefix: keys.bullPrefix });
-      queue.on("error", (err) => logger.debug({ err: err.message, queue: name }, "queue error"));
-      closers.add(`queue ${name}`, () => queue.close());
-      return [name, queue];
-    }),
-  ) as Record<QueueName, Queue>;
+  // Producers share the fail-fast connection: a submission while Redis is down errors at once.
+  const producers = openScrapeQueues(
+    { prefix: keys.bullPrefix, closers, onError: (err, { queue }) => logger.debug({ err: err.message, queue }, "queue error") },
+    redis,
+  );
+  const queues = Object.fromEntries(Object.entries(producers).map(([name, p]) => [name, p.queue])) as Record<QueueName, Queue>;
 
   const waiter = new FinalWaiter(subscriber, keys.finalChannel(), keys.replyChannel(randomBytes(8).toString("hex")));
   await waiter.start();
@@ -53,7 +50,7 @@ export async function createApiRuntime(env: ApiEnv, logger: Logger, locationChec
   const locations = locationCheck ?? { countryOf: countryOfLocationName, isKnown: () => undefined };
   const limits = createLimits({ redis, keys, accounts, env });
   const jobService = new JobService({
-    jobs, queues, waiter, locations, liveDeadlineMs: env.LIVE_DEADLINE_MS, logger, maxInFlight: limits.maxInFlight,
+    jobs, queues: producers, waiter, locations, liveDeadlineMs: env.LIVE_DEADLINE_MS, logger, maxInFlight: limits.maxInFlight,
     allowPrivateWebhookTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS,
     idempotency: new IdempotencyStore(redis, keys),
     cache: { store: new ResultCache(redis, keys, env.CACHE_TTL_SECONDS), hitCredits: env.CACHE_HIT_CREDITS },

@@ -26,10 +26,10 @@ import {
   usageQuery,
   waitReady,
   type EffectiveLimits,
-  type LimitDefaults,
   type LimitOverridesChange,
 } from "@serp/store";
 import { chooseDatabase } from "./database-url.js";
+import { loadCliEnv, type CliEnv } from "./env.js";
 import { chooseRedis } from "./redis-url.js";
 import { durationMs, endpointNamed, formatReparse, reparse } from "./reparse.js";
 import { canaryCommand, formatStatuses, type WorkerUpstreamStatus } from "./upstream.js";
@@ -101,6 +101,16 @@ export async function runCli(argv: string[], out: (line: string) => void = conso
   }
   // The canary asks the upstream, not Redis.
   if (noun === "canary") return canaryCommand(values.kinds, values.json ?? false, out);
+  let env: CliEnv;
+  try {
+    env = loadCliEnv();
+  } catch (err) {
+    out(`error: ${(err as Error).message}\n\n${HELP}`);
+    return 2;
+  }
+  const keys = keySpace(env.SERP_PREFIX);
+  /** The API's defaults, read from the same variables the API reads. */
+  const limitDefaults = { ratePerMinute: env.RATE_LIMIT_PER_MINUTE, maxInFlight: env.MAX_JOBS_IN_FLIGHT };
   const chosen = await chooseRedis({ REDIS_URL: process.env.REDIS_URL, REDIS_DATA_DIR: process.env.REDIS_DATA_DIR });
   note(chosen.note);
   const redis = createRedis(chosen.url, "command", "cli");
@@ -111,7 +121,7 @@ export async function runCli(argv: string[], out: (line: string) => void = conso
     const database = await chooseDatabase({ DATABASE_URL: process.env.DATABASE_URL, PG_DATA_DIR: process.env.PG_DATA_DIR });
     note(database.note);
     pg = database.url ? await connectPostgres(database.url, "cli", undefined, 0) : undefined;
-    const accounts = new AccountStore(redis, keySpace(process.env.SERP_PREFIX ?? "serp"), 0, pg);
+    const accounts = new AccountStore(redis, keys, 0, pg);
     const needPg = () => {
       if (!pg) throw new UsageError("this command needs PostgreSQL: set DATABASE_URL");
       return pg;
@@ -195,7 +205,7 @@ export async function runCli(argv: string[], out: (line: string) => void = conso
       }
       case "limits show": {
         const a = (await accounts.get(await account()))!;
-        out(JSON.stringify(limitsView(a.id, resolveLimits(a.limits, limitDefaults())), null, 2));
+        out(JSON.stringify(limitsView(a.id, resolveLimits(a.limits, limitDefaults)), null, 2));
         return 0;
       }
       case "limits set": {
@@ -204,7 +214,7 @@ export async function runCli(argv: string[], out: (line: string) => void = conso
         if (!Object.keys(change).length) throw new UsageError("give --rate N [--window SECONDS] and/or --concurrency N");
         await accounts.setLimits(id, change);
         const a = (await accounts.get(id))!;
-        out(JSON.stringify(limitsView(id, resolveLimits(a.limits, limitDefaults())), null, 2));
+        out(JSON.stringify(limitsView(id, resolveLimits(a.limits, limitDefaults)), null, 2));
         return 0;
       }
       case "reparse": {
@@ -214,7 +224,6 @@ export async function runCli(argv: string[], out: (line: string) => void = conso
         if (values.endpoint !== undefined && !endpoint) throw new UsageError(`unknown endpoint ${values.endpoint}; endpoints: ${ENDPOINTS.join(", ")}`);
         const limit = values.limit === undefined ? undefined : Number(values.limit);
         if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new UsageError("--limit must be a whole number from 1 up");
-        const keys = keySpace(process.env.SERP_PREFIX ?? "serp");
         const sinceMs = Date.now() - window;
         // A job past its hot window in Redis is read from the PostgreSQL archive, as the API reads it (read only: the windows go unused).
         const jobs = new JobStore(redis, keys, 1);
@@ -225,14 +234,14 @@ export async function runCli(argv: string[], out: (line: string) => void = conso
       }
       case "job show": {
         const id = need(values.id, "id");
-        const record = await new JobStore(redis, keySpace(process.env.SERP_PREFIX ?? "serp"), 1).get(id);
+        const record = await new JobStore(redis, keys, 1).get(id);
         if (!record) throw new UsageError(`no job ${id} (unknown, or past its retention)`);
         const { job, accountId, upstreamUrl, coverage, cachedFrom } = record;
         out(JSON.stringify({ ...job, accountId, upstreamUrl, coverage: coverage ?? null, ...(cachedFrom ? { cachedFrom } : {}) }, null, 2));
         return 0;
       }
       case "reconcile": {
-        const report = await reconcile(redis, keySpace(process.env.SERP_PREFIX ?? "serp"), needPg());
+        const report = await reconcile(redis, keys, needPg());
         if (values.json) out(JSON.stringify(report, null, 2));
         else {
           for (const d of report.differences) out(`${d.accountId}: ${d.problem} (Redis ${d.redisBalance ?? "-"}, ledger ${d.ledgerBalance ?? "-"})`);
@@ -241,12 +250,12 @@ export async function runCli(argv: string[], out: (line: string) => void = conso
         return report.differences.length ? 1 : 0;
       }
       case "rebuild": {
-        const restored = await rebuild(redis, keySpace(process.env.SERP_PREFIX ?? "serp"), needPg());
+        const restored = await rebuild(redis, keys, needPg());
         out(JSON.stringify({ restored }, null, 2));
         return 0;
       }
       case "upstream status": {
-        const entries = await new UpstreamStatusBoard(redis, keySpace(process.env.SERP_PREFIX ?? "serp")).list<WorkerUpstreamStatus>();
+        const entries = await new UpstreamStatusBoard(redis, keys).list<WorkerUpstreamStatus>();
         out(values.json ? JSON.stringify(entries, null, 2) : formatStatuses(entries));
         return 0;
       }
@@ -290,17 +299,6 @@ function limitChange(v: { rate?: string; window?: string; concurrency?: string }
   const concurrency = countFlag(v.concurrency, "concurrency");
   if (concurrency !== undefined) change.maxInFlight = concurrency;
   return change;
-}
-
-/** The API's defaults, read from the same variables the API reads. */
-function limitDefaults(): LimitDefaults {
-  const read = (name: string, fallback: number): number => {
-    const raw = process.env[name];
-    if (raw === undefined || raw === "") return fallback;
-    if (!/^\d+$/.test(raw)) throw new UsageError(`${name} must be a whole number`);
-    return Number(raw);
-  };
-  return { ratePerMinute: read("RATE_LIMIT_PER_MINUTE", DEFAULT_RATE_LIMIT_PER_MINUTE), maxInFlight: read("MAX_JOBS_IN_FLIGHT", DEFAULT_MAX_JOBS_IN_FLIGHT) };
 }
 
 /** Limits as GET /v1/account shows them: null = no limit. */

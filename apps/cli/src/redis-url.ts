@@ -5,9 +5,9 @@
  * `npm run cli -- account create` wrote to 127.0.0.1:6379 while the API read its private Redis, and
  * the new key got 401. The note says which one and why, for one line on stderr.
  */
+import { DEFAULT_REDIS_URL } from "@serp/store";
 import { answers, recordedUrl, redact } from "./recorded-url.js";
 
-export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
 /** As scripts/redis.mjs names them (DEFAULT_DATA_DIR, URL_FILE), which run.mjs and its Redis keeper write. */
 const DEFAULT_DATA_DIR = ".redis-data";
 const URL_FILE = "redis-url";

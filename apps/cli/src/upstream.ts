@@ -10,7 +10,8 @@ import {
   formatCanary,
   PROFILE_SETS,
   runCanary,
-  upstreamOptionsFromEnv,
+  readUpstreamEnv,
+  upstreamOptionsOf,
   type ProfileSet,
   type UpstreamStatus,
 } from "@serp/upstream";
@@ -23,9 +24,10 @@ export async function canaryCommand(kinds: string | undefined, json: boolean, ou
     out(`error: unknown kind ${unknown.join(", ")}; kinds: ${PROFILE_SETS.join(", ")}`);
     return 2;
   }
-  const upstream = createUpstream(upstreamOptionsFromEnv(process.env));
+  const env = readUpstreamEnv(process.env);
+  const upstream = createUpstream(upstreamOptionsOf(env));
   try {
-    const report = await runCanary(upstream, { productId: process.env.CANARY_PRODUCT_ID || undefined, kinds: chosen as ProfileSet[] | undefined });
+    const report = await runCanary(upstream, { productId: env.CANARY_PRODUCT_ID, kinds: chosen as ProfileSet[] | undefined });
     out(json ? JSON.stringify(report, null, 2) : formatCanary(report));
     return report.ok ? 0 : 1;
   } finally {

@@ -7,20 +7,6 @@
  */
 import type { Job, Worker } from "bullmq";
 import type { Logger } from "pino";
-import { z } from "zod";
-import { WorkerConfigError } from "./env.js";
-
-/** Read here, beside the only code that uses it. */
-const settingsSchema = z.object({
-  /** How long jobs in flight may take to finish after SIGTERM before they are handed back. */
-  WORKER_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(25_000),
-});
-
-export function loadDrainSettings(source: NodeJS.ProcessEnv = process.env) {
-  const parsed = settingsSchema.safeParse({ WORKER_SHUTDOWN_TIMEOUT_MS: source.WORKER_SHUTDOWN_TIMEOUT_MS || undefined });
-  if (!parsed.success) throw new WorkerConfigError(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`));
-  return Object.freeze(parsed.data);
-}
 
 /** The jobs each worker is processing right now (with their lock tokens), kept from worker events. */
 export function trackJobsInFlight(workers: readonly Worker[]): ReadonlyMap<string, Job> {

@@ -1,9 +1,10 @@
 import type { Worker } from "bullmq";
 import { pino } from "pino";
 import { createMetrics } from "@serp/metrics";
+import { Closers, onShutdown } from "@serp/shared";
 import { UpstreamStatusBoard } from "@serp/store";
-import { createUpstream, upstreamOptionsFromEnv } from "@serp/upstream";
-import { drainWorkers, loadDrainSettings, trackJobsInFlight } from "./drain.js";
+import { createUpstream, upstreamOptionsOf } from "@serp/upstream";
+import { drainWorkers, trackJobsInFlight } from "./drain.js";
 import { loadEnv, webhookOptions } from "./env.js";
 import { startHealthServer, workerReadiness, type HealthServer } from "./health.js";
 import { createWorkerRuntime, type WorkerRuntime } from "./runtime.js";
@@ -15,30 +16,21 @@ import { watchUpstream } from "./upstream-watch.js";
  */
 function configuration() {
   try {
-    return { env: loadEnv(), drain: loadDrainSettings(), fromEnv: upstreamOptionsFromEnv(process.env) };
+    const env = loadEnv();
+    return { env, fromEnv: upstreamOptionsOf(env) };
   } catch (err) {
-    // Only settings are read here (the upstream's include its profile table's file): any failure is one.
+    // Only settings are read here (the upstream's include its CA file): any failure is one.
     pino({ base: { app: "worker" } }).fatal(String((err as Error).message ?? err).replace(/\s*\n\s*/g, "; "));
     process.exit(78);
   }
 }
-const { env, drain, fromEnv } = configuration();
-const { WORKER_SHUTDOWN_TIMEOUT_MS } = drain;
+const { env, fromEnv } = configuration();
+const { WORKER_SHUTDOWN_TIMEOUT_MS } = env;
+/** Past the deadline, handing jobs back and closing get this long; then the process exits regardless. */
+const STOP_MARGIN_MS = 2_000;
 const logger = pino({ level: env.LOG_LEVEL, base: { app: "worker", queues: env.WORKER_QUEUES.join(",") } });
 const metrics = createMetrics("worker");
-// The worker schema owns the common upstream settings; the rest (tries, body size, profile table,
-// TLS, breakers) come from the upstream package's own reader.
-const upstream = createUpstream(
-  {
-    ...fromEnv,
-    baseUrl: env.UPSTREAM_BASE_URL,
-    proxies: env.UPSTREAM_PROXIES,
-    timeoutMs: env.UPSTREAM_TIMEOUT_MS,
-    geotargetsDir: env.GEOTARGETS_DIR,
-    parseThreads: env.PARSE_THREADS,
-  },
-  { log: (level, msg, fields) => logger[level](fields ?? {}, msg) },
-);
+const upstream = createUpstream({ ...fromEnv, parseThreads: env.PARSE_THREADS }, { log: (level, msg, fields) => logger[level](fields ?? {}, msg) });
 if (fromEnv.tlsInsecure) logger.warn("UPSTREAM_TLS_INSECURE=true: upstream certificates are NOT checked (upstream requests only)");
 else if (fromEnv.ca && hasImpersonating()) {
   logger.warn("UPSTREAM_CA_FILE is trusted by the http transport only: impersonating profiles cannot take a CA, so against a private-CA upstream they fail unless UPSTREAM_TLS_INSECURE=true");
@@ -66,7 +58,20 @@ const health: HealthServer | undefined =
         },
       });
 
-for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => void (stopping ? forceStop(signal) : stop(signal)));
+/**
+ * Closed last, in this order after the runtime's closers: a job finishing during the drain still
+ * needs the upstream, and liveness answers until the end.
+ */
+const closers = new Closers();
+if (health) closers.add("health server", () => health.close());
+closers.add("upstream", () => upstream.close());
+onShutdown(closers, {
+  deadlineMs: 5_000,
+  begin: drain,
+  onError: (name, err) => logger.error({ err, name }, "close failed"),
+  end: (clean) => logger.info({ clean }, "stopped"),
+  again: forceStop,
+});
 
 const rt = await createWorkerRuntime({
   redisUrl: env.REDIS_URL,
@@ -94,14 +99,12 @@ const upstreamWatch = watchUpstream({
   canaryIntervalMs: env.CANARY_INTERVAL_MS,
   canaryProductId: env.CANARY_PRODUCT_ID,
 });
-rt.closers.add("upstream watch", () => upstreamWatch.close());
+closers.adopt(rt.closers);
+closers.add("upstream watch", () => upstreamWatch.close());
 // Scrape workers and, when this process serves it, the webhook delivery worker.
 const workers = rt.webhooks?.worker ? [...rt.workers, rt.webhooks.worker] : rt.workers;
 running = { rt, workers, inFlight: trackJobsInFlight(workers) };
 logger.info({ concurrency: env.WORKER_CONCURRENCY, upstream: env.UPSTREAM_BASE_URL ?? "real hosts" }, "workers ready");
-
-/** Past the deadline, handing jobs back and closing get this long; then the process exits regardless. */
-const STOP_MARGIN_MS = 2_000;
 
 /** A second Ctrl-C: the operator does not want to wait; jobs in flight are retaken after their lock expires. */
 function forceStop(signal: string): never {
@@ -109,8 +112,8 @@ function forceStop(signal: string): never {
   process.exit(1);
 }
 
-async function stop(signal: string): Promise<void> {
-  if (stopping) return;
+/** Takes no new job and lets the ones in flight finish, up to the deadline; the closers run after it. */
+async function drain(signal: string): Promise<void> {
   stopping = true;
   // Nothing below may keep the process up past its deadline: with Redis gone, closing BullMQ's
   // connections and handing jobs back wait on reconnection forever.
@@ -123,7 +126,7 @@ async function stop(signal: string): Promise<void> {
     logger.info({ signal }, "stopping before the workers started");
     process.exit(0);
   }
-  const { rt, workers, inFlight } = running;
+  const { workers, inFlight } = running;
   logger.info({ signal, deadlineMs: WORKER_SHUTDOWN_TIMEOUT_MS }, "finishing jobs in flight, then stopping");
   const drained = await drainWorkers(workers, inFlight, WORKER_SHUTDOWN_TIMEOUT_MS, logger);
   if (!drained.finished) {
@@ -132,14 +135,4 @@ async function stop(signal: string): Promise<void> {
     await health?.close();
     process.exit(0);
   }
-  let clean = true;
-  await rt.closers.closeAll(5_000, (name, err) => {
-    clean = false;
-    logger.error({ err, name }, "close failed");
-  });
-  // Closed after the workers: a job finishing during the drain still needs the upstream.
-  await upstream.close();
-  await health?.close();
-  logger.info({ clean }, "stopped");
-  process.exit(clean ? 0 : 1);
 }

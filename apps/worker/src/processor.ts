@@ -12,8 +12,8 @@ import {
   type ParseCoverage,
 } from "@serp/shared";
 import type { Metrics } from "@serp/metrics";
-import { QUEUE_CATALOG, resultFromCache, type JobStore, type RawPageStore, type ScrapePayload, type UpstreamPageText } from "@serp/store";
-import { outcomeOf, type TryOutcome } from "@serp/upstream";
+import { resultFromCache, type JobStore, type QueueProcessor, type RawPageStore, type ScrapePayload, type scrapePayloadSchema, type UpstreamPageText } from "@serp/store";
+import { UpstreamFailure, outcomeOf, type TryOutcome } from "@serp/upstream";
 import { beforeFetch, type WorkerCache } from "./cache.js";
 import type { FairShare } from "./fair-share.js";
 
@@ -34,7 +34,7 @@ function scrapeEarly(scraper: Scraper, endpoint: Endpoint, params: JobParams, si
   return { endpoint, outcome, abandon: () => controller.abort(new Error("job not started")) };
 }
 
-/** The upstream as the worker sees it: one call per attempt, throwing a classified failure. */
+/** The upstream as the worker sees it: one call per attempt, throwing an UpstreamFailure that says why. */
 export interface Scraper {
   scrape<E extends Endpoint>(
     endpoint: E,
@@ -55,22 +55,6 @@ export interface TriedRung {
 export interface SkippedRung {
   profile: string;
   key: string;
-}
-
-/** A failure the upstream explained: its customer text, and whether a later attempt may succeed. */
-export interface ClassifiedFailure {
-  message: string;
-  kind: string;
-  retryable: boolean;
-  tries?: readonly TriedRung[];
-  skipped?: readonly SkippedRung[];
-  /** How each rung ended, for operators (never the customer's error). */
-  rungs?: string;
-  /** The best coverage figure among the pages parsed, kept on the job record for operators. */
-  coverage?: ParseCoverage;
-}
-export function isClassifiedFailure(err: unknown): err is ClassifiedFailure {
-  return err instanceof Error && typeof (err as Partial<ClassifiedFailure>).retryable === "boolean" && typeof (err as Partial<ClassifiedFailure>).kind === "string";
 }
 
 /** Thrown to hand a job back to BullMQ for another attempt after a transient upstream fault. */
@@ -104,11 +88,11 @@ export type KnownJob = Pick<Job, "queue" | "postbackUrl">;
  * Runs one scrape job: pending → processing → completed | failed, settling credits exactly once
  * through the job store. Transient upstream faults go back to pending while attempts remain.
  */
-export function createProcessor(deps: ProcessorDeps) {
+export function createProcessor(deps: ProcessorDeps): QueueProcessor<typeof scrapePayloadSchema> {
   const { fairShare, metrics } = deps;
   const run = runJob(deps);
-  return async (bullJob: BullJob, token?: string, signal?: AbortSignal): Promise<void> => {
-    const payload = QUEUE_CATALOG.fast.payload.parse(bullJob.data);
+  // The payload comes parsed with the schema of the queue the job came from (QUEUE_CATALOG's `work`).
+  return async (bullJob, payload, token, signal) => {
     // Before anything goes out: an account at its share of this process's slots waits a moment.
     const release = payload.accountId && fairShare ? fairShare.take(bullJob.queueName, payload.accountId) : () => undefined;
     if (!release) {
@@ -211,7 +195,7 @@ function runJob({ jobs, scraper, logger, metrics, onFinal, rawPages, cache }: Pr
       // Never cached: jobs waiting for this fetch claim the search and fetch themselves (or this job's next attempt does).
       await cached.fill?.abandon().catch(() => undefined);
       const attemptsLeft = (bullJob.opts.attempts ?? 1) - (bullJob.attemptsMade + 1);
-      if (isClassifiedFailure(err)) {
+      if (err instanceof UpstreamFailure) {
         countTries(err.tries, err.skipped);
         if (err.retryable && attemptsLeft > 0 && (await jobs.requeue(jobId))) {
           log.warn({ kind: err.kind, attemptsLeft, rungs: err.rungs }, "transient upstream fault; retrying later");

@@ -1,9 +1,9 @@
-import { Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Metrics } from "@serp/metrics";
 import { Closers, JOB_ERRORS, type QueueName } from "@serp/shared";
-import { CacheFills, DEFAULT_JOB_HOT_SECONDS, DEFAULT_RAW_HTML_RETENTION_SECONDS, JobArchive, JobStore, LedgerDrainer, RawPageStore, ResultCache, connectPostgres, createRedis, keySpace, waitReady, type KeySpace } from "@serp/store";
+import { CacheFills, DEFAULT_JOB_HOT_SECONDS, DEFAULT_RAW_HTML_RETENTION_SECONDS, JobArchive, JobStore, LedgerDrainer, QUEUE_CATALOG, RawPageStore, ResultCache, connectPostgres, createRedis, keySpace, waitReady, type KeySpace, type QueueHost } from "@serp/store";
+import { WORKER_DEFAULTS } from "./defaults.js";
 import { FairShare } from "./fair-share.js";
 import { RetryLater, createProcessor, type KnownJob, type Scraper } from "./processor.js";
 import type { WorkerCache } from "./cache.js";
@@ -50,9 +50,6 @@ export interface WorkerRuntimeOptions {
   accountShare?: number;
 }
 
-/** The default share of a process's slots one account may hold. */
-export const DEFAULT_ACCOUNT_SHARE = 0.75;
-
 /** BullMQ workers for the named queues, plus a watcher that settles jobs BullMQ gave up on. */
 export async function createWorkerRuntime(o: WorkerRuntimeOptions) {
   const closers = new Closers();
@@ -73,31 +70,32 @@ export async function createWorkerRuntime(o: WorkerRuntimeOptions) {
   if (purge) closers.add("archive purge", () => clearInterval(purge));
   const jobs = new JobStore(store, keys, o.retentionSeconds);
   if (archive) jobs.readFromArchive(archive);
-  /** BullMQ never closes a connection it was handed, so each one gets its own closer. */
-  const connection = (name: string) => {
-    const c = createRedis(o.redisUrl, "worker", name);
-    c.on("error", () => undefined);
-    closers.add(`redis ${name}`, () => c.quit().catch(() => c.disconnect()));
-    return c;
+  /** Where this process's queues live: each worker opens its own connection, closed with the runtime. */
+  const host: QueueHost = {
+    redisUrl: o.redisUrl,
+    prefix: keys.bullPrefix,
+    closers,
+    onError: (err, { queue, side }) =>
+      side === "worker" ? o.logger.warn({ err: err.message, queue }, "worker error") : o.logger.debug({ err: err.message, queue }, "queue error"),
   };
   // Before the scrape workers, so it closes after them (they enqueue deliveries until they stop).
   const webhooks =
     o.webhooks === false
       ? undefined
       : await startWebhooks(
-          { store, connection, keys, jobs, retentionSeconds: o.retentionSeconds, logger: o.logger, metrics: o.metrics, closers },
+          { store, host, keys, jobs, retentionSeconds: o.retentionSeconds, logger: o.logger, metrics: o.metrics },
           { accountShare: o.accountShare, ...o.webhooks },
         );
   const onFinal = async (jobId: string, known?: KnownJob) => {
     await webhooks?.enqueue(jobId, known);
     await o.onFinal?.(jobId, known);
   };
-  const share = o.accountShare ?? DEFAULT_ACCOUNT_SHARE;
+  const share = o.accountShare ?? WORKER_DEFAULTS.accountShare;
   const fairShare = share < 1 ? new FairShare(o.concurrency, share) : undefined;
   const rawPages = new RawPageStore(store, keys, o.rawHtmlRetentionSeconds ?? DEFAULT_RAW_HTML_RETENTION_SECONDS);
   const cache = await resultCache(o, keys, store, closers);
   const processor = createProcessor({ jobs, scraper: o.scraper, logger: o.logger, metrics: o.metrics, onFinal, fairShare, rawPages, cache });
-  const lockDuration = o.lockDurationMs ?? 15_000;
+  const lockDuration = o.lockDurationMs ?? WORKER_DEFAULTS.lockDurationMs;
 
   /**
    * A job BullMQ fails on its own (its processor threw on the last attempt, or it stalled more
@@ -119,22 +117,19 @@ export async function createWorkerRuntime(o: WorkerRuntimeOptions) {
   };
 
   const workers = o.queues.map((name) => {
-    const worker = new Worker(name, processor, {
-      connection: connection(`worker-${name}`),
-      prefix: keys.bullPrefix,
+    // Each queue's worker parses its jobs with that queue's own payload schema.
+    const worker = QUEUE_CATALOG[name].work(host, processor, {
       concurrency: o.concurrency,
       lockDuration,
       stalledInterval: lockDuration,
       maxStalledCount: o.maxStalledCount ?? 2,
     });
-    worker.on("error", (err) => o.logger.warn({ err: err.message, queue: name }, "worker error"));
     worker.on("failed", (job, err) => {
       if (!job) return;
       if (!(err instanceof RetryLater)) o.logger.warn({ jobId: job.id, err: err.message }, "bull job failed");
       // finishedOn is set only when BullMQ gave up on the job (no attempt left, or stalled too often).
       if (job.id && job.finishedOn) void settleGivenUp(job.id, err.message);
     });
-    closers.add(`worker ${name}`, () => worker.close());
     return worker;
   });
   await Promise.all(workers.map((w) => w.waitUntilReady()));

@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { Closers, onShutdown } from "@serp/shared";
 import { parseFaults } from "./faults.js";
 import { guardPreset, type GuardPresetName } from "./guard.js";
 import { startReplayServer, type ReplayOptions, type ReplayRoute } from "./server.js";
@@ -111,9 +112,10 @@ async function main(): Promise<void> {
     writeFileSync(certFile, server.certPem);
     console.log(`self-signed certificate (PEM) written to ${certFile}: start a worker with UPSTREAM_CA_FILE=${certFile}`);
   }
-  const stop = () => void server.close().then(() => process.exit(0));
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  const closers = new Closers();
+  closers.add("replay server", () => server.close());
+  // A second Ctrl-C: stop now.
+  onShutdown(closers, { deadlineMs: 10_000, onError: (name, err) => console.error(`${name}: ${String(err)}`), again: () => process.exit(1) });
 }
 
 main().catch((error: unknown) => {

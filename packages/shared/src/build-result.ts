@@ -1,4 +1,5 @@
 import { engineOf, type Endpoint } from "./endpoints.js";
+import { KINDS } from "./kinds/index.js";
 import type { JobParams } from "./params.js";
 import type { BlocksByEndpoint, JobResult, SearchParameters } from "./results.js";
 
@@ -18,20 +19,9 @@ export function searchParameters(endpoint: Endpoint, p: JobParams): SearchParame
   return sp;
 }
 
-/**
- * The kinds whose main list pages by a fixed step, that list, and the step (the upstream's `start`
- * per page). Positions continue across pages, as in the reference API: page 2 of a web search
- * begins at 11, page 2 of the local list at 21.
- */
-const PAGED_LISTS: Partial<Record<Endpoint, { list: string; step: number }>> = {
-  "web-search": { list: "organic_results", step: 10 },
-  "web-news": { list: "news_results", step: 10 },
-  "web-local": { list: "local_results", step: 20 },
-};
-
-/** The blocks with the paged list's positions offset by the results of the pages before. */
+/** The blocks with the kind's paged list's positions offset by the results of the pages before (see Kind.pagedList). */
 function continuePositions(endpoint: Endpoint, params: JobParams, blocks: object): object {
-  const paged = PAGED_LISTS[endpoint];
+  const paged = KINDS[endpoint].pagedList;
   const offset = paged ? ((params.page ?? 1) - 1) * paged.step : 0;
   const list = paged ? (blocks as Record<string, unknown>)[paged.list] : undefined;
   if (!paged || offset <= 0 || !Array.isArray(list)) return blocks;

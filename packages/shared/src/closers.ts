@@ -9,8 +9,18 @@ export class Closers {
     this.list.push({ name, close });
   }
 
-  async closeAll(deadlineMs = 10_000, onError?: (name: string, err: unknown) => void): Promise<void> {
+  /**
+   * Takes over the closers of a registry built inside a part (a runtime) after this one: they run
+   * before the ones added here earlier, as if added here in their order.
+   */
+  adopt(other: Closers): void {
+    this.list.push(...other.list.splice(0));
+  }
+
+  /** Resolves true when every closer closed in time; each failure goes to `onError`. */
+  async closeAll(deadlineMs = 10_000, onError?: (name: string, err: unknown) => void): Promise<boolean> {
     const deadline = Date.now() + deadlineMs;
+    let clean = true;
     for (const { name, close } of this.list.splice(0).reverse()) {
       const left = Math.max(0, deadline - Date.now());
       let timer: NodeJS.Timeout | undefined;
@@ -20,10 +30,49 @@ export class Closers {
           new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`${name} did not close in time`)), left))),
         ]);
       } catch (err) {
+        clean = false;
         onError?.(name, err);
       } finally {
         clearTimeout(timer);
       }
     }
+    return clean;
+  }
+}
+
+export type ShutdownSignal = "SIGTERM" | "SIGINT";
+
+export interface ShutdownPlan {
+  /** The closers' whole budget, from when they start. */
+  deadlineMs: number;
+  /** First, on the first signal: stop taking work (readiness, drains). It may end the process itself. */
+  begin?: (signal: ShutdownSignal) => Promise<void> | void;
+  /** A closer that failed or ran out of time; the exit code is then 1. */
+  onError?: (name: string, err: unknown) => void;
+  /** Last, before the exit: `clean` when every closer closed in time. */
+  end?: (clean: boolean) => Promise<void> | void;
+  /** A signal while already stopping (an operator who will not wait); ignored when unset. */
+  again?: (signal: ShutdownSignal) => void;
+}
+
+/**
+ * The one place a process wires SIGTERM and SIGINT: the first runs `begin`, then the closers, then
+ * `end`, and exits 0 (1 when a closer failed); later ones go to `again`. npm start's supervisor and
+ * the drills rely on these exit codes (scripts/supervise.mjs).
+ */
+export function onShutdown(closers: Closers, plan: ShutdownPlan): void {
+  let stopping = false;
+  const stop = async (signal: ShutdownSignal) => {
+    await plan.begin?.(signal);
+    const clean = await closers.closeAll(plan.deadlineMs, plan.onError);
+    await plan.end?.(clean);
+    process.exit(clean ? 0 : 1);
+  };
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    process.on(signal, () => {
+      if (stopping) return plan.again?.(signal);
+      stopping = true;
+      void stop(signal);
+    });
   }
 }

@@ -1,15 +1,10 @@
-import type { Endpoint } from "./endpoints.js";
-import type { JobStatus } from "./endpoints.js";
+import type { Endpoint, JobStatus } from "./endpoints.js";
+import { KINDS } from "./kinds/index.js";
 
-/** What a job costs once final (SPEC §8): failed 0; product sellers 1 per 10 sellers, minimum 1. */
+/** What a job costs once final (SPEC §8): failed 0, else its kind's rule (product sellers: 1 per 10, minimum 1), else 1. */
 export function creditsFor(endpoint: Endpoint, status: JobStatus, result?: unknown): number {
   if (status !== "completed") return 0;
-  if (endpoint === "web-shopping-product") {
-    const sellers = (result as { sellers?: unknown[] } | undefined)?.sellers;
-    const count = Array.isArray(sellers) ? sellers.length : 0;
-    return Math.max(1, Math.ceil(count / 10));
-  }
-  return 1;
+  return KINDS[endpoint].credits?.of(result) ?? 1;
 }
 
 /** Credits reserved when a job is accepted: the minimum any completed job costs. */

@@ -1,15 +1,9 @@
-/** The eight job kinds (SPEC §2.1) and the engine value each one reports in `search_parameters`. */
-export const ENDPOINTS = [
-  "web-shopping-search",
-  "web-shopping-product",
-  "web-shopping-product-info",
-  "web-search",
-  "web-images",
-  "web-news",
-  "web-local",
-  "web-autocomplete",
-] as const;
-export type Endpoint = (typeof ENDPOINTS)[number];
+import { KINDS } from "./kinds/index.js";
+
+/** The eight job kinds (SPEC §2.1), in the order ./kinds/index.ts lists them. */
+export type Endpoint = keyof typeof KINDS;
+/** Object.keys types the keys as strings: they are the table's, and there is at least one. */
+export const ENDPOINTS = Object.keys(KINDS) as readonly Endpoint[] as readonly [Endpoint, ...Endpoint[]];
 
 export function isEndpoint(name: string): name is Endpoint {
   return (ENDPOINTS as readonly string[]).includes(name);

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { ulid } from "ulid";
+import { z } from "zod";
 
 /**
  * Random bytes drawn 4 KiB at a time: ulid's default asks the OS once per character, which cost
@@ -21,6 +22,15 @@ export function newJobId(): string {
 }
 
 export const JOB_ID_PATTERN = /^job_[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/**
+ * A well-formed job id (what `newJobId` makes), the one check every surface and queue payload uses.
+ * It decides only the form: an id that fails it is answered as an unknown job is, without a read.
+ */
+export const jobIdSchema = z.string().regex(JOB_ID_PATTERN);
+
+/** Whether `id` is a well-formed job id (`jobIdSchema`), for the routes that look one up. */
+export const isJobId = (id: unknown): id is string => jobIdSchema.safeParse(id).success;
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 

@@ -1,5 +1,5 @@
 import { countryOfLocationName, type Country } from "./countries.js";
-import type { Endpoint } from "./endpoints.js";
+import { KINDS } from "./kinds/index.js";
 import type { JobRequestInput } from "./schemas.js";
 
 /** A job's params with every default filled (SPEC §2.2): what the worker uses and the job shows. */
@@ -14,13 +14,10 @@ export interface JobParams {
   uule?: string;
 }
 
-const PAGED: ReadonlySet<Endpoint> = new Set([
-  "web-shopping-search", "web-search", "web-images", "web-news", "web-local",
-]);
-
 /**
- * Fills the defaults. `countryOfLocation` is the location service's answer (geotargets data when
- * configured); a location whose country is not one a job may name leaves the default `us`.
+ * Fills the defaults: country and language, then the kind's own (page, device: see ./kinds).
+ * `countryOfLocation` is the location service's answer (geotargets data when configured); a
+ * location whose country is not one a job may name leaves the default `us`.
  */
 export function withDefaults(
   req: JobRequestInput,
@@ -29,7 +26,7 @@ export function withDefaults(
   const p = req.params as Partial<JobParams>;
   const country = p.country ?? (p.location ? countryOfLocation(p.location) : undefined) ?? "us";
   const out: JobParams = { ...p, country, language: p.language ?? "en" };
-  if (PAGED.has(req.endpoint)) out.page = p.page ?? 1;
-  if (req.endpoint === "web-search") out.device = p.device ?? "desktop";
+  const defaults: Partial<JobParams> = KINDS[req.endpoint].defaults ?? {};
+  for (const name of Object.keys(defaults) as (keyof JobParams)[]) Object.assign(out, { [name]: out[name] ?? defaults[name] });
   return out;
 }

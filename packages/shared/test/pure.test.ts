@@ -52,3 +52,37 @@ test("results carry search_parameters then the blocks", () => {
     sellers: [],
   });
 });
+
+describe("each kind's own rules (packages/shared/src/kinds)", () => {
+  const defaultsOf = (endpoint: string, params: object) => withDefaults(jobRequestSchema.parse({ endpoint, params }));
+
+  test("web-search defaults page 1 and the desktop device, after the params given", () => {
+    expect(Object.entries(defaultsOf("web-search", { query: "x" }))).toEqual([
+      ["query", "x"], ["country", "us"], ["language", "en"], ["page", 1], ["device", "desktop"],
+    ]);
+    expect(defaultsOf("web-search", { query: "x", page: 3, device: "mobile" })).toMatchObject({ page: 3, device: "mobile" });
+  });
+
+  test("paged kinds default page 1; the others take no page", () => {
+    for (const endpoint of ["web-news", "web-local", "web-images", "web-shopping-search"]) {
+      expect(defaultsOf(endpoint, { query: "x" })).toEqual({ query: "x", country: "us", language: "en", page: 1 });
+    }
+    expect(defaultsOf("web-autocomplete", { query: "x" })).toEqual({ query: "x", country: "us", language: "en" });
+    expect(defaultsOf("web-shopping-product-info", { product_id: "1" })).toEqual({ product_id: "1", country: "us", language: "en" });
+  });
+
+  test.each([
+    ["web-search", "organic_results", 11],
+    ["web-news", "news_results", 11],
+    ["web-local", "local_results", 21],
+  ] as const)("page 2 of %s continues the positions of %s at %i", (endpoint, list, first) => {
+    const params = withDefaults(jobRequestSchema.parse({ endpoint, params: { query: "x", page: 2 } }));
+    const blocks = { [list]: [{ position: 1, title: "a" }] } as never;
+    expect(buildResult(endpoint, params, blocks)[list]).toEqual([{ position: first, title: "a" }]);
+  });
+
+  test("page 2 of web-images keeps the positions the page gives", () => {
+    const params = withDefaults(jobRequestSchema.parse({ endpoint: "web-images", params: { query: "x", page: 2 } }));
+    expect(buildResult("web-images", params, { images_results: [{ position: 1 }] }).images_results).toEqual([{ position: 1 }]);
+  });
+});

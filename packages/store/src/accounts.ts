@@ -3,7 +3,8 @@ import type { Redis } from "ioredis";
 import { API_KEY_PATTERN, newAccountId, newApiKey } from "@serp/shared";
 import type { KeySpace } from "./keys.js";
 import type { PgPool } from "./pg/pool.js";
-import { LEDGER_STREAM_MAXLEN, type StreamEntry } from "./ledger-stream.js";
+import type { StreamEntry } from "./ledger-stream.js";
+import { GRANT, SET_LIMITS } from "./lua/accounts.js";
 import { insertAccount, insertKey, revokeKeyRow, updateLimits } from "./pg/accounts.js";
 import { insertLedgerEntries, readLedger } from "./pg/ledger.js";
 import { LIMIT_FIELDS, overridesFromHash, validateLimitChange, type LimitOverrides, type LimitOverridesChange } from "./limits.js";
@@ -52,21 +53,6 @@ export function hashKey(key: string): string {
 function keyId(key: string): string {
   return key.slice(0, 12);
 }
-
-/** Grants are appended to the ledger stream with the balance change in one step, like every other ledger entry. */
-const GRANT = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-redis.call('HINCRBY', KEYS[1], 'balance', ARGV[1])
-redis.call('XADD', KEYS[2], 'MAXLEN', '~', '${LEDGER_STREAM_MAXLEN}', '*', 'e', ARGV[2])
-return 1`;
-
-/** Sets (value) or removes ("") limit override fields, only on an account that exists. */
-const SET_LIMITS = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-for i = 1, #ARGV, 2 do
-  if ARGV[i + 1] == '' then redis.call('HDEL', KEYS[1], ARGV[i]) else redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
-end
-return 1`;
 
 export class AccountStore {
   /** Keys found valid lately, by hash: authenticate answers these without asking Redis. */
@@ -128,7 +114,7 @@ export class AccountStore {
     const argv = (Object.entries(change) as [keyof LimitOverrides, number | null | undefined][])
       .filter(([, v]) => v !== undefined)
       .flatMap(([name, v]) => [LIMIT_FIELDS[name], v === null ? "" : String(v)]);
-    const changed = (await this.redis.eval(SET_LIMITS, 1, this.keys.account(accountId), ...argv)) === 1;
+    const changed = (await SET_LIMITS.run<number>(this.redis, { account: this.keys.account(accountId) }, argv)) === 1;
     this.forgetLimits(accountId);
     if (changed) await this.redis.publish(this.keys.limitsChangedChannel(), accountId);
     return changed;
@@ -258,7 +244,7 @@ export class AccountStore {
     const entry: StreamEntry = {
       type: "grant", credits, at: new Date().toISOString(), ...(pack ? { pack } : {}), accountId, grantId: `g_${randomBytes(9).toString("base64url")}`,
     };
-    const r = await this.redis.eval(GRANT, 2, this.keys.account(accountId), this.keys.ledgerStream(), credits, JSON.stringify(entry));
+    const r = await GRANT.run<number>(this.redis, { account: this.keys.account(accountId), ledger: this.keys.ledgerStream(), credits, entry: JSON.stringify(entry) });
     if (r !== 1) return false;
     if (this.pg) await insertLedgerEntries(this.pg, [entry]).catch(() => undefined);
     return true;

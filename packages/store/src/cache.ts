@@ -24,6 +24,7 @@ import { gunzipSync, gzipSync } from "node:zlib";
 import type { Redis } from "ioredis";
 import { searchParameters, type Endpoint, type JobParams, type JobResult } from "@serp/shared";
 import type { KeySpace } from "./keys.js";
+import { CLAIM, FILL, RELEASE } from "./lua/cache.js";
 
 /** Bump when the key's normalisation or the entry's format changes: old entries are simply never read. */
 const KEY_VERSION = 1;
@@ -78,57 +79,6 @@ export type Lookup =
   /** Waited a whole fill for another job in vain: fetch without the lock. */
   | { kind: "uncached" };
 
-/**
- * One round trip: a fresh entry ({1, at, url, job, body}); else the fill lock for this job ({2}, or
- * its own lock again after a retry); else the job holding it ({3, holder}). ARGV: job id, lock ms,
- * the oldest `at` that is fresh enough.
- */
-const CLAIM = `
-local e = redis.call('HMGET', KEYS[1], 'at', 'url', 'job', 'body')
-if e[1] and e[4] and tonumber(e[1]) >= tonumber(ARGV[3]) then return {1, e[1], e[2] or '', e[3] or '', e[4]} end
-if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return {2} end
-local holder = redis.call('GET', KEYS[2])
-if holder == ARGV[1] then
-  redis.call('PEXPIRE', KEYS[2], ARGV[2])
-  return {2}
-end
-return {3, holder or ''}`;
-
-/**
- * Writes an entry (unless a newer one is there), drops the fill lock when this job holds it, and
- * announces the fill. ARGV: at, url, job, body, ttl seconds, channel, search key.
- */
-const FILL = `
-local cur = redis.call('HGET', KEYS[1], 'at')
-if not cur or tonumber(cur) <= tonumber(ARGV[1]) then
-  redis.call('HSET', KEYS[1], 'at', ARGV[1], 'url', ARGV[2], 'job', ARGV[3], 'body', ARGV[4])
-  redis.call('EXPIRE', KEYS[1], ARGV[5])
-end
-if redis.call('GET', KEYS[2]) == ARGV[3] then redis.call('DEL', KEYS[2]) end
-redis.call('PUBLISH', ARGV[6], ARGV[7])
-return 1`;
-
-/** Drops the fill lock when this job holds it and announces it, so a waiter fetches. ARGV: job, channel, search key. */
-const RELEASE = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
-redis.call('PUBLISH', ARGV[2], ARGV[3])
-return 1`;
-
-type BufferScript = (...args: (string | number | Buffer)[]) => Promise<(Buffer | number)[]>;
-type Script = (...args: (string | number | Buffer)[]) => Promise<number>;
-
-function scripts(redis: Redis): { claim: BufferScript; fill: Script; release: Script } {
-  const r = redis as unknown as Record<string, Script | BufferScript | undefined>;
-  if (!r.serpCacheClaim) {
-    redis.defineCommand("serpCacheClaim", { numberOfKeys: 2, lua: CLAIM });
-    redis.defineCommand("serpCacheFill", { numberOfKeys: 2, lua: FILL });
-    redis.defineCommand("serpCacheRelease", { numberOfKeys: 1, lua: RELEASE });
-  }
-  // The Buffer form: the entry's body is gzip, not text.
-  const bind = <T>(name: string) => (r[name] as unknown as (...a: unknown[]) => unknown).bind(redis) as T;
-  return { claim: bind<BufferScript>("serpCacheClaimBuffer"), fill: bind<Script>("serpCacheFill"), release: bind<Script>("serpCacheRelease") };
-}
-
 function decode(at: string, url: string, jobId: string, body: Buffer): CacheEntry {
   return { at: Number(at), upstreamUrl: url || null, jobId, blocks: JSON.parse(gunzipSync(body).toString("utf8")) as Record<string, unknown> };
 }
@@ -173,8 +123,6 @@ export class CacheFills {
 }
 
 export class ResultCache {
-  private readonly lua: ReturnType<typeof scripts>;
-
   constructor(
     private readonly redis: Redis,
     private readonly keys: KeySpace,
@@ -183,9 +131,7 @@ export class ResultCache {
     /** Wakes waiting jobs (workers); without it a waiter only polls. */
     private readonly fills?: CacheFills,
     private readonly fillLockMs = DEFAULT_FILL_LOCK_MS,
-  ) {
-    this.lua = scripts(redis);
-  }
+  ) {}
 
   get enabled(): boolean {
     return this.ttlSeconds > 0;
@@ -209,9 +155,10 @@ export class ResultCache {
       const wake = this.fills?.next(key, WAIT_POLL_MS);
       let reply: (Buffer | number)[];
       try {
-        reply = await this.lua.claim(
-          this.keys.cacheEntry(key), this.keys.cacheFill(key), jobId, String(this.fillLockMs), String(Date.now() - maxAgeSeconds * 1000),
-        );
+        // The Buffer form: the entry's body is gzip, not text.
+        reply = await CLAIM.runBuffer<(Buffer | number)[]>(this.redis, {
+          entry: this.keys.cacheEntry(key), fill: this.keys.cacheFill(key), jobId, lockMs: this.fillLockMs, freshSince: Date.now() - maxAgeSeconds * 1000,
+        });
       } catch (err) {
         wake?.cancel();
         throw err;
@@ -239,14 +186,14 @@ export class ResultCache {
     if (!this.enabled) return;
     const { search_parameters: _own, ...blocks } = result as unknown as Record<string, unknown>;
     const body = gzipSync(JSON.stringify(blocks));
-    await this.lua.fill(
-      this.keys.cacheEntry(key), this.keys.cacheFill(key),
-      String(Date.now()), upstreamUrl ?? "", jobId, body, String(this.ttlSeconds), this.keys.cacheFilledChannel(), key,
-    );
+    await FILL.run(this.redis, {
+      entry: this.keys.cacheEntry(key), fill: this.keys.cacheFill(key),
+      at: Date.now(), url: upstreamUrl ?? "", jobId, body, ttl: this.ttlSeconds, channel: this.keys.cacheFilledChannel(), searchKey: key,
+    });
   }
 
   /** Gives the search up after a failed fetch: its waiters claim it and fetch themselves. Nothing is cached. */
   async release(key: string, jobId: string): Promise<void> {
-    await this.lua.release(this.keys.cacheFill(key), jobId, this.keys.cacheFilledChannel(), key);
+    await RELEASE.run(this.redis, { fill: this.keys.cacheFill(key), jobId, channel: this.keys.cacheFilledChannel(), searchKey: key });
   }
 }

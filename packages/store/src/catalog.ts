@@ -1,8 +1,8 @@
 import type { JobsOptions } from "bullmq";
 import { z } from "zod";
-import type { JobParams, QueueName } from "@serp/shared";
-
-const jobIdSchema = z.string().regex(/^job_[0-9A-Z]{26}$/);
+import type { Redis } from "ioredis";
+import { QUEUES, jobIdSchema, type JobParams, type QueueName } from "@serp/shared";
+import { defineQueue, type Producer, type ProducerHost, type QueueDefinition } from "./queues.js";
 
 /**
  * What a scrape queue carries: the job's id; the job record holds the rest. A live job carries its
@@ -33,22 +33,26 @@ export function fairPriority(inFlight: number): number {
   return Math.min(MAX_PRIORITY, Math.max(1, Math.floor(inFlight)));
 }
 
-export interface QueueSpec {
-  name: QueueName;
-  payload: typeof scrapePayloadSchema;
-  /** BullMQ retries a job whose upstream fault was transient, with exponential back-off. */
-  jobOptions: JobsOptions;
-}
-
 const keep = { removeOnComplete: { age: 3_600, count: 5_000 }, removeOnFail: { age: 86_400, count: 5_000 } };
 
-/** The three scrape queues, declared once (STYLE.md habit 5). */
-export const QUEUE_CATALOG: Record<QueueName, QueueSpec> = {
+/** A scrape queue: its BullMQ id is the job's id; BullMQ retries a job whose upstream fault was transient. */
+const scrapeQueue = (name: QueueName, retries: Pick<JobsOptions, "attempts" | "backoff">) =>
+  defineQueue({ name, payload: scrapePayloadSchema, jobOptions: { ...retries, ...keep }, jobId: (p) => p.jobId });
+
+/** The three scrape queues, declared once (STYLE.md habit 5). A job's name is its endpoint. */
+export const QUEUE_CATALOG: Record<QueueName, QueueDefinition<typeof scrapePayloadSchema>> = {
   // A live request waits for its answer: one quick retry at most, inside the live deadline.
-  live: { name: "live", payload: scrapePayloadSchema, jobOptions: { attempts: 2, backoff: { type: "fixed", delay: 250 }, ...keep } },
-  fast: { name: "fast", payload: scrapePayloadSchema, jobOptions: { attempts: 4, backoff: { type: "exponential", delay: 1_000 }, ...keep } },
-  regular: { name: "regular", payload: scrapePayloadSchema, jobOptions: { attempts: 5, backoff: { type: "exponential", delay: 5_000 }, ...keep } },
+  live: scrapeQueue("live", { attempts: 2, backoff: { type: "fixed", delay: 250 } }),
+  fast: scrapeQueue("fast", { attempts: 4, backoff: { type: "exponential", delay: 1_000 } }),
+  regular: scrapeQueue("regular", { attempts: 5, backoff: { type: "exponential", delay: 5_000 } }),
 };
+
+export type ScrapeProducers = Record<QueueName, Producer<typeof scrapePayloadSchema>>;
+
+/** The producers of the three scrape queues, sharing `connection` (the API's). */
+export function openScrapeQueues(host: ProducerHost, connection: Redis): ScrapeProducers {
+  return Object.fromEntries(QUEUES.map((name) => [name, QUEUE_CATALOG[name].open(host, connection)])) as ScrapeProducers;
+}
 
 /** What the webhook queue carries: the id of the final job whose outcome is delivered. */
 export const webhookPayloadSchema = z.strictObject({ jobId: jobIdSchema });
@@ -63,20 +67,25 @@ export const WEBHOOK_RETRY_DELAYS_MS: readonly number[] = [
 ];
 
 /** The name of the custom backoff strategy the webhook worker implements. */
-const WEBHOOK_BACKOFF = "webhook";
+export const WEBHOOK_BACKOFF = "webhook";
 
-/** The webhook delivery queue: its own workers, so a slow receiver never holds a scrape worker. */
-export const WEBHOOK_QUEUE = {
+/** One delivery per job: a fixed BullMQ id (and the Standard Webhooks `webhook-id`) derived from the job's. */
+export const webhookDeliveryId = (jobId: string) => `wh_${jobId}`;
+
+/**
+ * The webhook delivery queue: its own workers, so a slow receiver never holds a scrape worker.
+ * Attempts follow the retry schedule (a process with another schedule enqueues with its own
+ * `attempts`). Finished deliveries stay a day, failed ones a week.
+ */
+export const WEBHOOK_QUEUE = defineQueue({
   name: "webhooks",
   payload: webhookPayloadSchema,
-  backoffType: WEBHOOK_BACKOFF,
-  /** One delivery per job: a fixed BullMQ id makes a repeated enqueue a no-op. */
-  jobId: (jobId: string) => `wh_${jobId}`,
-  /** Attempts follow the retry schedule. Finished deliveries stay a day, failed ones a week. */
-  jobOptions: (retryDelaysMs: readonly number[] = WEBHOOK_RETRY_DELAYS_MS): JobsOptions => ({
-    attempts: retryDelaysMs.length + 1,
+  jobName: "deliver",
+  jobId: (p) => webhookDeliveryId(p.jobId),
+  jobOptions: {
+    attempts: WEBHOOK_RETRY_DELAYS_MS.length + 1,
     backoff: { type: WEBHOOK_BACKOFF },
     removeOnComplete: { age: 86_400, count: 10_000 },
     removeOnFail: { age: 7 * 86_400, count: 10_000 },
-  }),
-} as const;
+  },
+});

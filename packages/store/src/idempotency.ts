@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { KeySpace } from "./keys.js";
+import { RELEASE_CLAIM } from "./lua/idempotency.js";
 
 /** How long a submission's idempotency key answers with its first job (Stripe's 24 hours). */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
@@ -52,11 +53,7 @@ export class IdempotencyStore {
 
   /** Releases a claim that made no job; only the claim for `jobId` (never a later one). */
   async release(accountId: string, idempotencyKey: string, jobId: string): Promise<void> {
-    const key = this.key(accountId, idempotencyKey);
-    await this.redis.eval(
-      "local v = redis.call('GET', KEYS[1]) if v and cjson.decode(v).jobId == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0",
-      1, key, jobId,
-    );
+    await RELEASE_CLAIM.run(this.redis, { claim: this.key(accountId, idempotencyKey), jobId });
   }
 }
 

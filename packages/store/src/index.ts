@@ -1,5 +1,6 @@
 export * from "./accounts.js";
 export * from "./catalog.js";
+export * from "./queues.js";
 export * from "./jobs.js";
 export * from "./keys.js";
 export * from "./limits.js";
@@ -17,3 +18,4 @@ export * from "./pg/ledger.js";
 export * from "./pg/accounts.js";
 export * from "./ledger-stream.js";
 export * from "./pg/reconcile.js";
+export * from "./env.js";

@@ -1,6 +1,6 @@
 /**
- * The ledger's way out of Redis. Each settlement script (FINALIZE and CREATE_CACHED in jobs.ts,
- * GRANT in accounts.ts) appends its entry to one Redis stream in the same step as the charge, so
+ * The ledger's way out of Redis. Each settlement script (FINALIZE and CREATE_CACHED in lua/jobs.ts,
+ * GRANT in lua/accounts.ts) appends its entry to one Redis stream in the same step as the charge, so
  * an entry exists exactly when its balance change does. A drainer in the worker processes copies
  * the entries into PostgreSQL and then trims them off (pg/ledger.ts): Redis holds only what is not
  * yet in PostgreSQL, instead of a per-account list that grew forever (about 133 bytes a job).
@@ -15,7 +15,7 @@ import type { LedgerEntry } from "./accounts.js";
  */
 export const LEDGER_STREAM_MAXLEN = 1_000_000;
 
-/** Lua: appends the table `entry` (with its accountId) to the stream KEYS[n]. */
+/** Lua: appends the table `entry` (with its accountId) to the stream whose key is the local `streamKey`. */
 export const xaddEntry = (streamKey: string, entry: string) =>
   `redis.call('XADD', ${streamKey}, 'MAXLEN', '~', '${LEDGER_STREAM_MAXLEN}', '*', 'e', cjson.encode(${entry}))`;
 

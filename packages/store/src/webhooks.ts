@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { KeySpace } from "./keys.js";
+import { ABANDON, BEGIN, RECORD } from "./lua/webhooks.js";
 
 /** One try at delivering a job's webhook, as its owner sees it. */
 export interface DeliveryAttempt {
@@ -46,34 +47,6 @@ export function webhookKeys(keys: KeySpace) {
   };
 }
 
-/**
- * Makes the delivery record `pending` unless it exists; returns its state. The record lives as
- * long as the job (PTTL of the job key), else for the retention time.
- */
-const BEGIN = `
-local st = redis.call('HGET', KEYS[2], 'state')
-if st then return st end
-redis.call('HSET', KEYS[2], 'state', 'pending', 'url', ARGV[1])
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) else redis.call('EXPIRE', KEYS[2], ARGV[2]) end
-return 'pending'`;
-
-/** Appends an attempt and sets the state, both expiring with the job. */
-const RECORD = `
-redis.call('RPUSH', KEYS[3], ARGV[1])
-redis.call('HSET', KEYS[2], 'state', ARGV[2], 'nextAttemptAt', ARGV[3], 'url', ARGV[5])
-local ttl = redis.call('PTTL', KEYS[1])
-for i = 2, 3 do
-  if ttl > 0 then redis.call('PEXPIRE', KEYS[i], ttl) else redis.call('EXPIRE', KEYS[i], ARGV[4]) end
-end
-return 1`;
-
-/** Marks a delivery `failed` if it is still pending (the queue gave up on it by itself). */
-const ABANDON = `
-if redis.call('HGET', KEYS[1], 'state') ~= 'pending' then return 0 end
-redis.call('HSET', KEYS[1], 'state', 'failed', 'nextAttemptAt', '')
-return 1`;
-
 /** Per-account signing secrets and per-job delivery records. */
 export class WebhookStore {
   private readonly k: ReturnType<typeof webhookKeys>;
@@ -105,9 +78,7 @@ export class WebhookStore {
 
   /** Opens the job's delivery record if it has none; returns its state (new ones are pending). */
   async begin(jobId: string, url: string): Promise<DeliveryState> {
-    return (await this.redis.eval(
-      BEGIN, 2, this.keys.job(jobId), this.k.delivery(jobId), url, String(this.retentionSeconds),
-    )) as DeliveryState;
+    return BEGIN.run<DeliveryState>(this.redis, { job: this.keys.job(jobId), delivery: this.k.delivery(jobId), url, retention: this.retentionSeconds });
   }
 
   async state(jobId: string): Promise<DeliveryState | null> {
@@ -115,14 +86,14 @@ export class WebhookStore {
   }
 
   async recordAttempt(jobId: string, url: string, attempt: DeliveryAttempt, state: DeliveryState, nextAttemptAt: Date | null): Promise<void> {
-    await this.redis.eval(
-      RECORD, 3, this.keys.job(jobId), this.k.delivery(jobId), this.k.attempts(jobId),
-      JSON.stringify(attempt), state, nextAttemptAt?.toISOString() ?? "", String(this.retentionSeconds), url,
-    );
+    await RECORD.run(this.redis, {
+      job: this.keys.job(jobId), delivery: this.k.delivery(jobId), attempts: this.k.attempts(jobId),
+      attempt: JSON.stringify(attempt), state, nextAttemptAt: nextAttemptAt?.toISOString() ?? "", retention: this.retentionSeconds, url,
+    });
   }
 
   async abandon(jobId: string): Promise<boolean> {
-    return ((await this.redis.eval(ABANDON, 1, this.k.delivery(jobId))) as number) === 1;
+    return (await ABANDON.run<number>(this.redis, { delivery: this.k.delivery(jobId) })) === 1;
   }
 
   /** The job's delivery record, or null when none was opened (no postbackUrl, not final yet, expired). */

@@ -5,6 +5,7 @@
  * reading the captured block, consent and error pages.
  */
 import type { Endpoint } from "@serp/shared";
+import { kindOf } from "./kinds/index.js";
 
 /**
  * What an upstream answer is. Only `results` and `no_results` pages are parsed. `refused` is the
@@ -62,7 +63,9 @@ export function classify(res: UpstreamResponse, endpoint: Endpoint): PageClass {
   if (!body.trim()) return "upstream_error";
   const errorTitle = GOOGLE_ERROR_TITLE.exec(body.slice(0, 4096))?.[0];
   if (errorTitle) return errorTitle.includes("Error 403") ? "refused" : "upstream_error";
-  if (endpoint === "web-autocomplete" && !looksLikeHtml(body)) return classifySuggestions(body);
+  // A kind whose answers are data (suggestion lists) reads them itself; its HTML answers are pages like any other.
+  const classifyData = kindOf(endpoint).classifyData;
+  if (classifyData && !looksLikeHtml(body)) return classifyData(body);
   const small = body.length <= INTERSTITIAL_MAX;
   if (small && hostOf(res.url).startsWith("consent.")) return "consent";
   if (small && includesAny(body, CONSENT_MARKUP) && !includesAny(body, RESULT_MARKUP)) return "consent";
@@ -106,44 +109,9 @@ function isSorryPage(body: string): boolean {
   return includesAny(body, SORRY_MARKUP) || (body.includes("unusual traffic") && body.includes("<form"));
 }
 
-/**
- * Suggestion responses: chrome/firefox JSON `[query, [suggestions…], …]`, gws-wiz JSON after an
- * XSSI guard `[[[suggestion, …]…], {…}]`, JSONP `fn([…])`, or toolbar XML `<toplevel>…</toplevel>`.
- * Empty list → no_results; a body that does not parse (cut short) or has another shape → upstream_error.
- */
-function classifySuggestions(body: string): PageClass {
-  const text = body.trim();
-  if (text.startsWith("<")) {
-    if (/<toplevel\s*\/>/.test(text)) return "no_results";
-    if (!text.includes("</toplevel>")) return looksLikeXml(text) ? "upstream_error" : "results";
-    return text.includes("<CompleteSuggestion") ? "results" : "no_results";
-  }
-  const json = text.replace(/^\)\]\}'/, ""); // the XSSI guard before gws-wiz JSON
-  const start = json.search(/[[{]/);
-  const end = Math.max(json.lastIndexOf("]"), json.lastIndexOf("}"));
-  if (start < 0 || end < start) return "upstream_error";
-  // Suggestion lists are a few KB: a body far larger is not one (and is not worth a JSON parse).
-  if (end - start > INTERSTITIAL_MAX) return "upstream_error";
-  let data: unknown;
-  try {
-    data = JSON.parse(json.slice(start, end + 1));
-  } catch {
-    return "upstream_error";
-  }
-  // Any other JSON is not something the suggest endpoint answers.
-  if (!Array.isArray(data)) return "upstream_error";
-  const list = typeof data[0] === "string" ? data[1] : Array.isArray(data[0]) ? data[0] : undefined;
-  if (!Array.isArray(list)) return "upstream_error";
-  return list.length ? "results" : "no_results";
-}
-
 function looksLikeHtml(body: string): boolean {
   // An XML declaration may come first (the feature-phone layout is XHTML), and a comment.
   return /^\s*\ufeff?\s*(?:<\?xml[^>]*>\s*)?(?:<!--[^]*?-->\s*)?<(?:!doctype\s+html|html)[\s>]/i.test(body.slice(0, 1024));
-}
-
-function looksLikeXml(body: string): boolean {
-  return /^\s*<\?xml|^\s*<toplevel/.test(body);
 }
 
 function includesAny(body: string, needles: readonly string[]): boolean {

@@ -1,8 +1,8 @@
 /**
- * Upstream settings: what the worker passes to `createUpstream`, their defaults, and a reader for
- * the environment variables a deployment sets (validated once, failing loudly at boot).
+ * Upstream settings: what the worker passes to `createUpstream`, and their defaults (the only ones:
+ * env.ts reads the environment variables and leaves what is unset to these).
  */
-import { readFileSync } from "node:fs";
+import { BREAKER_DEFAULTS } from "./breakers.js";
 import type { BrowserOptions } from "./browser.js";
 
 export interface UpstreamOptions {
@@ -38,14 +38,15 @@ export interface UpstreamOptions {
 }
 
 export const UPSTREAM_DEFAULTS = {
-  timeoutMs: 10_000,
+  /** What a deployed worker has always run with (UPSTREAM_TIMEOUT_MS). */
+  timeoutMs: 15_000,
   maxTries: 6,
   maxBodyBytes: 8 * 1024 * 1024,
   parseThreads: 0,
   tlsInsecure: false,
-  breakerThreshold: 3,
-  breakerRestMs: 30_000,
-  breakerMaxRestMs: 30 * 60_000,
+  breakerThreshold: BREAKER_DEFAULTS.threshold,
+  breakerRestMs: BREAKER_DEFAULTS.restMs,
+  breakerMaxRestMs: BREAKER_DEFAULTS.maxRestMs,
 } as const;
 
 export type ResolvedUpstreamOptions = Required<
@@ -80,73 +81,6 @@ export function resolveUpstreamOptions(opts: UpstreamOptions): ResolvedUpstreamO
   }
   if (out.breakerMaxRestMs < out.breakerRestMs) throw new Error("breakerMaxRestMs must be at least breakerRestMs");
   return out;
-}
-
-/**
- * Reads `UPSTREAM_BASE_URL`, `UPSTREAM_PROXIES` (comma or space separated), `UPSTREAM_TIMEOUT_MS`,
- * `UPSTREAM_MAX_TRIES`, `UPSTREAM_MAX_BODY_BYTES`, `GEOTARGETS_DIR`, `UPSTREAM_PROFILES_FILE`,
- * `UPSTREAM_CA_FILE` (read here, so a missing file fails at boot), `UPSTREAM_TLS_INSECURE` and
- * `UPSTREAM_BREAKER_THRESHOLD` / `_REST_MS` / `_MAX_REST_MS`, and the browser transport's `BROWSER_*`
- * (browser.ts). Unset or empty means default.
- */
-export function upstreamOptionsFromEnv(env: Record<string, string | undefined> = process.env): UpstreamOptions {
-  const str = (name: string) => env[name]?.trim() || undefined;
-  const int = (name: string) => {
-    const v = str(name);
-    if (v === undefined) return undefined;
-    if (!/^\d+$/.test(v)) throw new Error(`${name} must be a whole number, got "${v}"`);
-    return Number(v);
-  };
-  const bool = (name: string) => {
-    const v = str(name)?.toLowerCase();
-    if (v === undefined) return undefined;
-    if (v === "true" || v === "1") return true;
-    if (v === "false" || v === "0") return false;
-    throw new Error(`${name} must be true or false, got "${v}"`);
-  };
-  const proxies = str("UPSTREAM_PROXIES")?.split(/[\s,]+/).filter(Boolean);
-  const caFile = str("UPSTREAM_CA_FILE");
-  return resolveUpstreamOptions({
-    baseUrl: str("UPSTREAM_BASE_URL"),
-    proxies,
-    timeoutMs: int("UPSTREAM_TIMEOUT_MS"),
-    maxTries: int("UPSTREAM_MAX_TRIES"),
-    maxBodyBytes: int("UPSTREAM_MAX_BODY_BYTES"),
-    geotargetsDir: str("GEOTARGETS_DIR"),
-    profilesFile: str("UPSTREAM_PROFILES_FILE"),
-    ca: caFile === undefined ? undefined : readPem("UPSTREAM_CA_FILE", caFile),
-    tlsInsecure: bool("UPSTREAM_TLS_INSECURE"),
-    breakerThreshold: int("UPSTREAM_BREAKER_THRESHOLD"),
-    breakerRestMs: int("UPSTREAM_BREAKER_REST_MS"),
-    breakerMaxRestMs: int("UPSTREAM_BREAKER_MAX_REST_MS"),
-    browser: defined({
-      executablePath: str("BROWSER_EXECUTABLE_PATH"),
-      cdpUrl: str("BROWSER_CDP_URL"),
-      wsEndpoint: str("BROWSER_WS_ENDPOINT"),
-      headless: bool("BROWSER_HEADLESS"),
-      concurrency: int("BROWSER_CONCURRENCY"),
-      recyclePages: int("BROWSER_RECYCLE_PAGES"),
-      maxRssMb: int("BROWSER_MAX_RSS_MB"),
-      cookieTtlMs: int("BROWSER_COOKIE_TTL_MS"),
-    }),
-  });
-}
-
-/** The object without its unset fields; undefined when none is set. */
-function defined<T extends object>(o: T): Partial<T> | undefined {
-  const set = Object.entries(o).filter(([, v]) => v !== undefined);
-  return set.length ? (Object.fromEntries(set) as Partial<T>) : undefined;
-}
-
-function readPem(name: string, file: string): string {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    throw new Error(`${name}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-  }
-  if (!text.includes("-----BEGIN CERTIFICATE-----")) throw new Error(`${name}: ${file} holds no PEM certificate`);
-  return text;
 }
 
 function httpUrl(name: string, value: string): string {

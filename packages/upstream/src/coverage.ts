@@ -10,18 +10,15 @@
  * The figure is read from the tree the parser built (`parsePage`: one parse, then one walk of the
  * region), and crosses a parse thread's boundary as a small object beside the blocks.
  *
- * The region, by kind:
- * - web search: the results column `#rso`, and the lower "more results" container `#botstuff`/`#bres`
- *   (full pages); the basic page's `#main`. Its result links are the titled ones (a heading inside or
- *   around the link: a result's title), since a web page also holds plenty of untitled links the
- *   service does not return (sitelinks, entity and profile links); where the region has no titled
- *   link (the WML page titles results with a plain span), every outbound link counts;
- * - news, images, shopping: the results list (`#rso`, else `#search`; the 2021 image grid's
- *   `#islrg` and `#is-results`), else the basic page's `#main`. Image tiles link their source page
- *   (directly or through `/imgres?imgrefurl=`). Shopping's results are the upstream's own product pages
- *   (`/shopping/product/<id>`), counted by product id;
- * - the product pages, the local results page and autocomplete are not lists of outbound results, or
- *   not HTML: they are not measured (ratio 1, layout `none`).
+ * Each kind's module (kinds/) declares its region (`coverage.region`: the results column or list,
+ * else the basic page's `#main`) and its threshold; kinds not measured (the product pages, the local
+ * results page, autocomplete: not lists of outbound results, or not HTML) read ratio 1, layout `none`.
+ * A region's result links are the titled ones (a heading inside or around the link: a result's title),
+ * since a page also holds plenty of untitled links the service does not return (sitelinks, entity and
+ * profile links); where the region has no titled link (image tiles, the WML page that titles results
+ * with a plain span), every outbound link counts. Image tiles link their source page (directly or
+ * through `/imgres?imgrefurl=`); the upstream's own product pages (`/shopping/product/<id>`) count by
+ * product id.
  *
  * A page that ends inside its results region (nothing follows the region: the rest of the page, its
  * foot and scripts, never arrived) reads 0 and is marked `cut`: what is missing cannot be counted,
@@ -31,11 +28,22 @@
  * (`role="navigation"`, pagination `#foot`/`#navcnt`), the footer, the related-searches box (`#brs`),
  * and carousels of media and entities.
  */
-import type { BlocksByEndpoint, CoverageLayout, Endpoint, ParseCoverage } from "@serp/shared";
+import { ENDPOINTS, type BlocksByEndpoint, type CoverageLayout, type Endpoint, type ParseCoverage } from "@serp/shared";
 import { isTag, isText } from "domhandler";
-import { elementsById, landmark, parseHtml, targetUrl, unwrapWayback, withDocument, type AnyNode, type Document, type Element } from "./dom.js";
+import {
+  landmarkIndex,
+  parseHtml,
+  withDocument,
+  type AnyNode,
+  type Document,
+  type Element,
+  type LandmarkIndex,
+  type LandmarkSpec,
+} from "./html/index.js";
+import { targetUrl, unwrapWayback } from "./values.js";
+import { kindOf } from "./kinds/index.js";
 import { PARSERS } from "./parsers/index.js";
-import { joinJsonChunks } from "./parsers/web/index.js";
+import { LANDMARKS_BY_ID as WEB_LANDMARKS_BY_ID } from "./parsers/web/index.js";
 
 export type Coverage = ParseCoverage;
 
@@ -45,24 +53,23 @@ export interface Parsed<E extends Endpoint> {
   coverage: Coverage;
 }
 
-/**
- * The results region of each HTML results kind: groups of landmark ids, the first group with any of
- * its ids on the page wins, and the region is every landmark of that group found there.
- */
-const REGION: Partial<Record<Endpoint, readonly (readonly string[])[]>> = {
-  "web-search": [["rso", "botstuff", "bres"], ["main"]],
-  "web-news": [["rso"], ["search"], ["main"]],
-  // The 2021 grid: `#islrg` is the placeholder, the tiles wait in the hidden `#is-results`.
-  "web-images": [["islrg", "is-results"], ["rso"], ["search"], ["main"]],
-  "web-shopping-search": [["rso"], ["search"], ["main"]],
-};
+/** The results region of each measured kind (its module's `coverage.region`): groups of landmark ids, the first group found wins. */
+const REGION: Partial<Record<Endpoint, readonly (readonly string[])[]>> = Object.fromEntries(
+  ENDPOINTS.flatMap((e) => (kindOf(e).coverage.region ? [[e, kindOf(e).coverage.region]] : [])),
+);
 const REGION_IDS = Object.fromEntries(Object.entries(REGION).map(([k, groups]) => [k, groups.flat()])) as Partial<Record<Endpoint, string[]>>;
 /**
- * The web region's landmarks, looked up in the page walk (dom.ts `landmark`): the web parser has
- * walked the page for its own landmarks, so they cost no walk of their own. The other kinds' parsers
- * do not walk the page that way, and their landmarks are found by `elementsById`.
+ * Each kind's region landmarks by id, found by one sweep of the page (which stops once all are
+ * found), kept on the page. The web region's are among the web page's landmarks by id, which the web
+ * parser's sweep found already: they cost no sweep of their own. The other kinds' parsers do not
+ * sweep the page: coverage's own index finds their regions.
  */
-const WEB_LANDMARKS = REGION_IDS["web-search"]!.map((id) => [id, landmark({ attributes: { id } })] as const);
+const REGION_LANDMARKS = Object.fromEntries(
+  Object.entries(REGION_IDS).map(([kind, ids]) => [
+    kind,
+    kind === "web-search" ? WEB_LANDMARKS_BY_ID : landmarkIndex(Object.fromEntries(ids.map((id) => [id, { first: { attributes: { id } } }]))),
+  ]),
+) as Partial<Record<Endpoint, LandmarkIndex<Record<string, { first: LandmarkSpec }>>>>;
 /** Landmarks only full (JavaScript) pages have; a region found without them is a basic page's. */
 const FULL_LANDMARKS = new Set(["rso", "islrg", "is-results", "botstuff", "bres"]);
 
@@ -92,27 +99,10 @@ const MOBILE_VIEWPORT = /<meta\b(?=[^>]*\bviewport\b)(?=[^>]*width=device-width)
 
 /**
  * Per kind, the least coverage of a page the parsers understood; below it the page is not taken.
- * Measured over every captured page (test/conformance prints the table):
- * - news, images and shopping: every captured page reads 1.00, and a page with half its items in
- *   markup the parser does not know reads about 0.5: 0.7 between them (shopping: 0.6);
- * - web search (titled links): 34 of 43 captured results pages read 1.00; the others, mostly
- *   2025–2026 desktop pages, read 0.36–0.90, since they hold titled blocks the service does not
- *   return (short videos, social posts, "explore brands"). The threshold sits below the lowest
- *   (0.3): it catches a page the parsers barely understand. A page with half its results in unknown
- *   markup reads about half its usual figure, which on web can still clear 0.3: that shows as the
- *   histogram's shift, not as failed jobs (README, "Pages understood only in part").
- * Every kind: a page cut short inside its results region reads 0.
+ * Each kind's module sets its own (`coverage.threshold`), measured over every captured page
+ * (test/conformance prints the table). Every kind: a page cut short inside its results region reads 0.
  */
-export const COVERAGE_THRESHOLDS: Record<Endpoint, number> = {
-  "web-search": 0.3,
-  "web-news": 0.7,
-  "web-images": 0.7,
-  "web-shopping-search": 0.6,
-  "web-shopping-product": 0,
-  "web-shopping-product-info": 0,
-  "web-local": 0,
-  "web-autocomplete": 0,
-};
+export const COVERAGE_THRESHOLDS = Object.fromEntries(ENDPOINTS.map((e) => [e, kindOf(e).coverage.threshold])) as Record<Endpoint, number>;
 
 /** Whether the page was understood well enough to be sold. */
 export function understood(endpoint: Endpoint, c: Coverage): boolean {
@@ -136,20 +126,17 @@ export function parsePage<E extends Endpoint>(
 
 const NOT_MEASURED: Coverage = Object.freeze({ links: 0, accounted: 0, ratio: 1, layout: "none" });
 
+/** The page a body is or carries (`wrapped`: web search's progressive JSON chunks). */
 function parseBody(endpoint: Endpoint, body: string): Document {
-  return parseHtml(endpoint === "web-search" && isJsonChunks(body) ? joinJsonChunks(body) : body);
-}
-
-/** The progressive format: `{"c":1,"d":"<!doctype html>…"}/*""*\/…`. */
-function isJsonChunks(body: string): boolean {
-  return /^\s*\{"/.test(body) && body.includes('/*""*/');
+  const wrapped = kindOf(endpoint).wrapped;
+  return parseHtml(wrapped?.test(body) ? wrapped.page(body) : body);
 }
 
 /** The figure for a page already parsed into `doc` (`body` is its text, read for the layout only). */
 export function coverage<E extends Endpoint>(endpoint: E, body: string, doc: Document, blocks: BlocksByEndpoint[E]): Coverage {
   const region = REGION[endpoint];
   if (!region) return NOT_MEASURED;
-  const found = endpoint === "web-search" ? webLandmarks(doc) : elementsById(doc, REGION_IDS[endpoint]!);
+  const found = regionLandmarks(endpoint, doc);
   const group = region.find((ids) => ids.some((id) => found.has(id))) ?? [];
   let roots = group.map((id) => found.get(id)).filter((e): e is Element => !!e);
   roots = roots.filter((r) => !roots.some((o) => o !== r && contains(o, r)));
@@ -174,17 +161,19 @@ export function coverage<E extends Endpoint>(endpoint: E, body: string, doc: Doc
   return { ...figure, ratio: counted.length === 0 ? 1 : accounted / counted.length };
 }
 
-function webLandmarks(doc: Document): Map<string, Element> {
+/** The kind's region landmarks found on the page, by id. */
+function regionLandmarks(endpoint: Endpoint, doc: Document): Map<string, Element> {
+  const landmarks = REGION_LANDMARKS[endpoint]!.of(doc);
   const found = new Map<string, Element>();
-  for (const [id, lookup] of WEB_LANDMARKS) {
-    const el = lookup(doc);
+  for (const id of REGION_IDS[endpoint]!) {
+    const el = landmarks[id];
     if (el) found.set(id, el);
   }
   return found;
 }
 
 function layoutOf(endpoint: Endpoint, body: string, found: ReadonlyMap<string, Element>, region: boolean): CoverageLayout {
-  if (endpoint === "web-search" && isJsonChunks(body)) return "json";
+  if (kindOf(endpoint).wrapped?.test(body)) return "json";
   if (!region) return "unknown";
   if (![...found.keys()].some((id) => FULL_LANDMARKS.has(id))) return "basic";
   return MOBILE_VIEWPORT.test(body.slice(0, 64 * 1024)) ? "mobile" : "full";

@@ -1,14 +1,10 @@
 /** Everything the upstream knows: URLs, profiles, fetching, block detection, locations, parsers. */
 export { classify, type PageClass, type UpstreamResponse } from "./classify.js";
 export { COVERAGE_THRESHOLDS, coverage, parsePage, understood, type Coverage, type Parsed } from "./coverage.js";
-export {
-  resolveUpstreamOptions,
-  upstreamOptionsFromEnv,
-  UPSTREAM_DEFAULTS,
-  type ResolvedUpstreamOptions,
-  type UpstreamOptions,
-} from "./config.js";
-export * from "./dom.js";
+export { resolveUpstreamOptions, UPSTREAM_DEFAULTS, type ResolvedUpstreamOptions, type UpstreamOptions } from "./config.js";
+export { locationsEnv, readUpstreamEnv, upstreamEnv, upstreamOptionsOf, type UpstreamEnv } from "./env.js";
+export * from "./html/index.js";
+export * from "./values.js";
 export { DirectAgents, fetchPage, type FetchFailure, type FetchRequest, type FetchResult, type FetchSettings, type UpstreamTls } from "./fetch.js";
 export { ImpersonatingClients } from "./impersonate.js";
 export { BROWSER_DEFAULTS, BrowserPool, rssMb, type BrowserOptions, type BrowserRequest } from "./browser.js";

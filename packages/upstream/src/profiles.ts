@@ -13,7 +13,10 @@
  * JavaScript challenge: browser.ts).
  */
 import { z } from "zod";
-import { ENDPOINTS, type Endpoint, type JobParams } from "@serp/shared";
+import type { Endpoint, JobParams } from "@serp/shared";
+import { kindOf, PROFILE_SETS, type ProfileSet } from "./kinds/index.js";
+
+export { PROFILE_SETS, type ProfileSet };
 
 export const URL_FORMS = [
   "search", // /search with today's kind switches (udm=2 images, udm=28 shopping)
@@ -36,10 +39,6 @@ export const IMPERSONATED = [
   "chrome131", "chrome136", "chrome142", "chrome151", "firefox", "firefox128", "firefox133", "firefox135", "firefox144",
 ] as const;
 export type Impersonated = (typeof IMPERSONATED)[number];
-
-/** The kinds a table lists: every endpoint, and web search on a phone. */
-export const PROFILE_SETS = [...ENDPOINTS, "web-search-mobile"] as const;
-export type ProfileSet = (typeof PROFILE_SETS)[number];
 
 /** The browser family a user agent claims, as the upstream reads it; `none` for agents that claim no current browser. */
 export function claimedFamily(userAgent: string): "chrome" | "firefox" | "safari" | "none" {
@@ -153,8 +152,10 @@ export function parseProfileTable(text: string): ProfileTable {
   return profileTable(data);
 }
 
+/** The rungs a job climbs: its kind's own set, or the first of the kind's variants (kinds/) the job takes. */
 export function profilesFor(table: ProfileTable, endpoint: Endpoint, params: Pick<JobParams, "device">): readonly Profile[] {
-  return endpoint === "web-search" && params.device === "mobile" ? table.kinds["web-search-mobile"] : table.kinds[endpoint];
+  const variant = kindOf(endpoint).variants?.find((v) => v.when(params));
+  return table.kinds[(variant?.set as ProfileSet | undefined) ?? endpoint];
 }
 
 /** Every profile a table names, once each, in table order. */

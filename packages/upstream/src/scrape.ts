@@ -15,6 +15,7 @@ import { BrowserPool } from "./browser.js";
 import { ImpersonatingClients } from "./impersonate.js";
 import { Locations } from "./locations.js";
 import { COVERAGE_THRESHOLDS, parsePage, understood, type Coverage, type Parsed } from "./coverage.js";
+import { kindOf } from "./kinds/index.js";
 import { createParsePool } from "./parse-pool.js";
 import { PARSERS } from "./parsers/index.js";
 import { fixedProfileSource, profileSource, type ProfileSource, type UpstreamLog } from "./profile-source.js";
@@ -382,11 +383,11 @@ async function judge<E extends Endpoint>(
   try {
     ({ blocks, coverage } = await parse(fetched.response.body));
   } catch (error) {
-    blocks = page === "no_results" ? (EMPTY[endpoint]?.() as BlocksByEndpoint[E] | undefined) : undefined;
+    blocks = page === "no_results" ? kindOf(endpoint).empty?.() : undefined;
     if (!blocks) return { outcome: "unparseable", detail: `parser failed: ${(error as Error).message}` };
   }
   const measured = coverage ? { coverage } : {};
-  const found = hasContent(endpoint, blocks);
+  const found = blocks !== null && typeof blocks === "object" && kindOf(endpoint).hasContent(blocks);
   if (page === "results" && !found) return { outcome: "unparseable", detail: "parser found nothing on a results page", ...measured };
   // A results page understood only in part is no result: like a wall, the next rung is asked.
   if (page === "results" && coverage && !understood(endpoint, coverage)) {
@@ -400,35 +401,6 @@ function partialDetail(endpoint: Endpoint, c: Coverage): string {
   if (c.cut) return `the page ends inside its results region (cut short; ${c.accounted} of ${c.links} result links before the cut in blocks, ${c.layout} layout)`;
   return `coverage ${c.ratio.toFixed(2)} < ${COVERAGE_THRESHOLDS[endpoint]}: ${c.accounted} of ${c.links} result links in blocks (${c.layout} layout)`;
 }
-
-const filled = (v: unknown): boolean =>
-  Array.isArray(v) ? v.length > 0 : v !== null && typeof v === "object" ? Object.values(v).some(filled) : Boolean(v);
-
-const HAS_CONTENT: { [E in Endpoint]: (b: BlocksByEndpoint[E]) => boolean } = {
-  "web-search": (b) => Object.entries(b).some(([key, v]) => key !== "search_information" && filled(v)),
-  "web-news": (b) => filled(b.news_results),
-  "web-local": (b) => filled(b.local_results),
-  "web-images": (b) => filled(b.images_results),
-  "web-shopping-search": (b) => filled(b.shopping_results),
-  "web-shopping-product": (b) => filled(b.sellers),
-  "web-shopping-product-info": (b) => Boolean(b.product_results?.title),
-  "web-autocomplete": (b) => filled(b.suggestions),
-};
-
-function hasContent<E extends Endpoint>(endpoint: E, blocks: BlocksByEndpoint[E]): boolean {
-  return blocks !== null && typeof blocks === "object" && (HAS_CONTENT[endpoint] as (b: BlocksByEndpoint[E]) => boolean)(blocks);
-}
-
-/** What a page that says "nothing matched" holds when its parser cannot read it. Product details have no such page. */
-const EMPTY: Partial<{ [E in Endpoint]: () => BlocksByEndpoint[E] }> = {
-  "web-search": () => ({ organic_results: [] }),
-  "web-news": () => ({ news_results: [] }),
-  "web-local": () => ({ local_results: [] }),
-  "web-images": () => ({ images_results: [] }),
-  "web-shopping-search": () => ({ shopping_results: [] }),
-  "web-shopping-product": () => ({ sellers: [] }),
-  "web-autocomplete": () => ({ suggestions: [] }),
-};
 
 /** An impersonating profile without its own agent sends the impersonated browser's. */
 function headersFor(profile: Profile, params: JobParams): Record<string, string> {

@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Endpoint, WebSearchBlocks } from "@serp/shared";
 import { COVERAGE_THRESHOLDS, coverage, parsePage, understood } from "../src/coverage.js";
-import { parseHtml, withDocument } from "../src/dom.js";
+import { parseHtml, withDocument } from "../src/html/index.js";
 import { PARSERS } from "../src/parsers/index.js";
 import { cutInRegion, REGION_IDS } from "./cut-region.js";
 import { FIXTURES_DIR, fixturesAvailable } from "./fixtures-dir.js";

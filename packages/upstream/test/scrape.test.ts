@@ -11,7 +11,8 @@ import { fileURLToPath } from "node:url";
 import { JOB_ERRORS, type AutocompleteBlocks, type JobParams, type SellersBlocks, type WebSearchBlocks } from "@serp/shared";
 import { Locations } from "../src/locations.js";
 import { createUpstream, UpstreamFailure, type ParserTable, type UpstreamDeps } from "../src/scrape.js";
-import { upstreamOptionsFromEnv, type UpstreamOptions } from "../src/config.js";
+import type { UpstreamOptions } from "../src/config.js";
+import { readUpstreamEnv, upstreamOptionsOf } from "../src/env.js";
 import { parseProfileTable } from "../src/profiles.js";
 import { COVERAGE_THRESHOLDS } from "../src/coverage.js";
 import { cutInRegion } from "./cut-region.js";
@@ -509,6 +510,9 @@ describe("scrape: a results page understood only in part", () => {
   });
 });
 
+/** The options a process reading only the upstream's settings gets from its environment. */
+const upstreamOptionsFromEnv = (env: Record<string, string>) => upstreamOptionsOf(readUpstreamEnv(env));
+
 describe("upstream settings", () => {
   test("read from the environment, with defaults for what is unset", () => {
     expect(
@@ -533,6 +537,8 @@ describe("upstream settings", () => {
       breakerRestMs: 30_000,
       breakerMaxRestMs: 1_800_000,
     });
+    // One default for every process: the 15 s deployed workers have always run with.
+    expect(upstreamOptionsFromEnv({ UPSTREAM_TIMEOUT_MS: "" }).timeoutMs).toBe(15_000);
   });
 
   test("bad values fail at boot, naming the setting but never echoing a proxy's credentials", () => {

@@ -1,10 +1,10 @@
-import type { Queue } from "bullmq";
 import type { Logger } from "pino";
 import {
   ApiError,
   FINAL_STATUSES,
   JOB_ERRORS,
   RESERVED_CREDITS,
+  isJobId,
   jobRequestSchema,
   newJobId,
   withDefaults,
@@ -14,10 +14,11 @@ import {
   type JobStatus,
   type QueueName,
 } from "@serp/shared";
-import { IdempotencyStore, QUEUE_CATALOG, fairPriority, jobResponse, type JobRecord, type JobStore, type ResultCache, type ScrapePayload } from "@serp/store";
+import { IdempotencyStore, fairPriority, jobResponse, type JobRecord, type JobStore, type ResultCache, type ScrapePayload, type ScrapeProducers } from "@serp/store";
 import { fieldIssues, invalidRequest } from "../errors.js";
+import { postbackUrlProblem } from "../postback-url.js";
+import type { Submitter } from "../submitter.js";
 import { answerFromCache } from "./cache-hit.js";
-import { postbackUrlProblem } from "../webhooks/postback-url.js";
 import type { FinalWaiter } from "./final-waiter.js";
 
 /** What the job service needs to know about locations (the upstream package provides it). */
@@ -33,7 +34,7 @@ export interface LocationCheck {
 
 export interface JobServiceDeps {
   jobs: JobStore;
-  queues: Record<QueueName, Queue>;
+  queues: ScrapeProducers;
   waiter: FinalWaiter;
   locations: LocationCheck;
   liveDeadlineMs: number;
@@ -46,14 +47,6 @@ export interface JobServiceDeps {
   idempotency?: IdempotencyStore;
   /** The result cache, for jobs that opt in with cacheMaxAgeSeconds (none: they run as any other). */
   cache?: { store: ResultCache; hitCredits: number };
-}
-
-/** The account a job is submitted for, with its limit on jobs in flight when the caller read it already. */
-export interface Submitter {
-  accountId: string;
-  maxInFlight?: number;
-  /** Told the account's jobs pending or processing once the submission was counted (accepted or refused). */
-  onInFlight?: (inFlight: number) => void;
 }
 
 /** A live job answers 200 with its final record (kept whole for callers that show more of it); the rest 202. */
@@ -135,12 +128,11 @@ export class JobService {
         ? this.deps.waiter.wait(id, this.deps.liveDeadlineMs, async () => isFinal(await this.deps.jobs.status(id)))
         : undefined;
     try {
-      const spec = QUEUE_CATALOG[req.queue];
       const payload: ScrapePayload = req.queue === "live" ? { jobId: id, params, accountId } : { jobId: id, accountId };
       // The worker must look the cache up before it fetches (no early fetch of the params carried).
       if (cacheMaxAgeSeconds && this.deps.cache?.store.enabled) payload.useCache = true;
       // Fair order: an account's n-th job in flight waits behind every account's earlier ones.
-      await this.deps.queues[req.queue].add(req.endpoint, payload, { ...spec.jobOptions, jobId: id, priority: fairPriority(inFlight) });
+      await this.deps.queues[req.queue].enqueue(payload, { name: req.endpoint, priority: fairPriority(inFlight) });
     } catch (err) {
       wait?.cancel();
       await release();
@@ -204,12 +196,12 @@ export class JobService {
     if (changed) {
       this.deps.logger.warn({ jobId: id }, "live job timed out");
       // Spare the workers a job nobody waits for any more (it may already be running).
-      await this.deps.queues[queue].remove(id).catch(() => undefined);
+      await this.deps.queues[queue].queue.remove(id).catch(() => undefined);
     }
   }
 
   async get(accountId: string, id: string): Promise<JobResponse> {
-    const record = /^job_[0-9A-Z]{26}$/.test(id) ? await this.deps.jobs.get(id) : null;
+    const record = isJobId(id) ? await this.deps.jobs.get(id) : null;
     // Another account's job is as unknown as an expired one: 404, never 403.
     if (!record || record.accountId !== accountId) throw new ApiError("not_found", `No job ${id}`);
     return toResponse(record);

@@ -15,7 +15,7 @@ import { ApiError } from "@serp/shared";
 import { resolveLimits, type AccountStore, type EffectiveLimits, type KeySpace, type LimitDefaults } from "@serp/store";
 import type { ApiEnv } from "../env.js";
 import { isStorageDown } from "../errors.js";
-import type { Submitter } from "../jobs/service.js";
+import type { Submitter } from "../submitter.js";
 import { formatRateLimit, formatRateLimitPolicy, type PolicyState } from "./headers.js";
 
 declare global {

@@ -8,7 +8,7 @@ import type { Logger } from "pino";
 import { ApiError, ENDPOINTS, type Endpoint, type JobResponse } from "@serp/shared";
 import type { AppContext } from "../context.js";
 import { isStorageDown } from "../errors.js";
-import type { Submitter } from "../jobs/service.js";
+import type { Submitter } from "../submitter.js";
 import { jobMarkdown } from "../compat/markdown.js";
 import {
   GET_JOB_DESCRIPTION,

@@ -3,7 +3,7 @@
  * `get_job`. Inputs are the endpoint's params schema from @serp/shared; outputs are the job response.
  */
 import { z } from "zod";
-import { ENDPOINTS, JOB_STATUSES, PARAMS_SCHEMAS, QUEUES, engineOf, type Endpoint } from "@serp/shared";
+import { ENDPOINTS, JOB_STATUSES, KINDS, PARAMS_SCHEMAS, QUEUES, engineOf, toolDescriptions, type Endpoint } from "@serp/shared";
 
 export const GET_JOB_TOOL = "get_job";
 
@@ -15,58 +15,18 @@ export const TOOL_NAMES: ReadonlySet<string> = new Set([...ENDPOINTS.map(toolNam
 const RUNS =
   "Runs one job: on the live queue (the default) waits for it and returns {job, result}, its text a compact markdown rendering; " +
   "queue fast or regular returns the pending job at once (read it later with get_job).";
-const BILLING = `${RUNS} Costs 1 credit; a failed job costs nothing.`;
 
-export const JOB_TOOLS: Record<Endpoint, { title: string; description: string }> = {
-  "web-search": {
-    title: "Web search",
-    description: `Web search results for a query: organic_results (title, link, snippet), ads, ai_overview, related_questions (question, and the answer's snippet, title and link where the page shows them), local_results (a local or hotel pack: places with rating, reviews, type, address and the price a card shows), top_stories, discussions_and_forums (forum posts: title, link, source), knowledge_graph and related_searches. ${BILLING}`,
-  },
-  "web-news": {
-    title: "News search",
-    description: `News articles for a query: news_results, each with position, title, link, source, date, snippet and thumbnail. ${BILLING}`,
-  },
-  "web-images": {
-    title: "Image search",
-    description: `Image results for a query: images_results, each with the source page, original image URL and size, and thumbnail. ${BILLING}`,
-  },
-  "web-local": {
-    title: "Local business search",
-    description: `Local businesses for a query (add a location to search from a place): local_results, each with title, rating, reviews, type, address, phone, hours and website. ${BILLING}`,
-  },
-  "web-shopping-search": {
-    title: "Shopping search",
-    description: `Shopping products for a query: shopping_results with title, price, merchant, rating and product_id (pass product_id to web_shopping_product or web_shopping_product_info). ${BILLING}`,
-  },
-  "web-shopping-product": {
-    title: "Shopping product sellers",
-    description:
-      `Every seller's offer for a shopping product_id: sellers, each with name, link, base and total price. ${RUNS} Costs 1 credit per 10 sellers returned (minimum 1); a failed job costs nothing.`,
-  },
-  "web-shopping-product-info": {
-    title: "Shopping product details",
-    description: `Details of a shopping product_id: product_results with title, description, specs, images, rating and reviews. ${BILLING}`,
-  },
-  "web-autocomplete": {
-    title: "Autocomplete suggestions",
-    description: `Search suggestions for text typed so far: suggestions. ${BILLING}`,
-  },
-};
+/** Each job tool's title and description: what its kind returns (from the kind's module), how it runs, what it costs. */
+export const JOB_TOOLS = Object.fromEntries(
+  ENDPOINTS.map((e) => {
+    const { tool, credits } = KINDS[e];
+    const costs = credits?.words ?? "1 credit";
+    return [e, { title: tool.title, description: `${tool.returns} ${RUNS} Costs ${costs}; a failed job costs nothing.` }];
+  }),
+) as Record<Endpoint, { title: string; description: string }>;
 
 export const GET_JOB_DESCRIPTION =
   "Reads a job made with this account's key, by id (job_…): its status, credits charged, error if it failed and, once completed, its result, as {job, result}. Jobs are kept for a limited time, then unknown. Free.";
-
-/** What each params field means, shown to the model choosing arguments. */
-const FIELD_DOCS: Record<string, string> = {
-  query: "Search text, 1 to 500 characters.",
-  country: "Two-letter country code of the results (uk equals gb). Default us, or the country of location when it is given.",
-  language: "Two-letter language code. Default en.",
-  page: "Results page, from 1.",
-  device: "desktop (default) or mobile.",
-  location: "Where to search from: a canonical location name City,Region,Country, e.g. Austin,Texas,United States. Not together with uule.",
-  uule: "Raw encoded location value, sent as is. Prefer location.",
-  product_id: "Shopping product id, as found in web_shopping_search results (product_id).",
-};
 
 /** The queue argument every job tool takes besides its params. */
 const queueArgument = z
@@ -75,7 +35,8 @@ const queueArgument = z
   .describe("live (default): wait for the result; fast or regular: queue the job and return it pending, to read later with get_job.");
 
 /**
- * The endpoint's params schema as a tool input: the same field validators, with descriptions, in
+ * The endpoint's params schema as a tool input: the same field validators, described in the
+ * words the field gives the tools (`toolDescriptions`, beside its schema in @serp/shared), in
  * a strict object of its own. The shared object's error map says "must be an object" for unknown
  * keys (POST /v1/jobs names them through fieldIssues); the SDK shows this message to the caller.
  */
@@ -84,7 +45,7 @@ function toolInputSchema(endpoint: Endpoint): z.ZodObject {
   const shape = {
     ...Object.fromEntries(
       Object.entries(fields).map(([name, schema]) => {
-        const doc = FIELD_DOCS[name];
+        const doc = toolDescriptions.get(schema instanceof z.ZodOptional ? schema.unwrap() : schema)?.description;
         return [name, doc ? schema.describe(doc) : schema];
       }),
     ),

@@ -6,7 +6,6 @@
 import { z } from "zod";
 import { COUNTRY_CODES, ENDPOINTS, ERROR_STATUS, JOB_STATUSES, PARAMS_SCHEMAS, QUEUES, jobRequestSchema, type Country, type Job } from "@serp/shared";
 import { assert, named, pascal, type Same } from "./named.js";
-import { ACCEPTED_ENGINES } from "../compat/engines.js";
 import { deliveriesResponse, deliveryAttemptSchema, webhookSecretResponse } from "../webhooks/schemas.js";
 import { jobResult } from "./results.js";
 
@@ -159,46 +158,7 @@ export const usageView = named(
 );
 
 // ---- Compatibility endpoints (/search.json, /search, /searches/{id}, /account, /locations.json) --
-
-/** Query of GET /search.json (SPEC §4.3). Unknown parameters such as num and safe are ignored. */
-export const compatSearchQuery = z.object({
-  engine: z
-    .enum(ACCEPTED_ENGINES as [string, ...string[]])
-    .default("web")
-    .meta({
-      description:
-        "The results kind. The reference API's names (google, google_news, google_images, google_shopping, google_local, " +
-        "google_autocomplete) are the same engines and are echoed as sent; web_product (or google_product) takes product_id",
-    }),
-  q: z.string().max(500).optional().meta({ description: "The search query; required except on the product engine", example: "coffee" }),
-  product_id: z.string().max(100).optional().meta({ description: "Product engine only (required there): the product's id" }),
-  offers: z.enum(["true", "false", "1", "0"]).optional().meta({ description: "Product engine: 1 returns the product's sellers (sellers_results; 1 credit per 10 sellers)" }),
-  specs: z.enum(["true", "false", "1", "0"]).optional().meta({ description: "Product engine: 1 adds the product's specs (specs_results); not with offers" }),
-  async: z.enum(["true", "false", "1", "0"]).optional().meta({
-    description: "true answers at once with search_metadata.status Processing; read the result at /searches/{id}.json",
-  }),
-  no_cache: z.enum(["true", "false", "1", "0"]).optional().meta({
-    description:
-      "true fetches afresh instead of answering from the result cache (identical searches within CACHE_TTL_SECONDS, default 1 hour, " +
-      "are answered from it and billed the cache-hit price); the fresh result refreshes the cache. Not with async=true (400)",
-  }),
-  gl: z.enum(COUNTRY_CODES).optional().meta({ description: "Country; default us" }),
-  hl: z.string().optional().meta({ description: "Language; a regional code such as en-GB uses its language part. Default en" }),
-  device: z.enum(["desktop", "mobile"]).optional().meta({ description: "Engine web only. Default desktop" }),
-  location: z.string().optional().meta({ description: "Canonical location name, e.g. Austin,Texas,United States" }),
-  uule: z.string().optional().meta({ description: "Raw location value, instead of location" }),
-  start: z.int().min(0).max(180).optional().meta({
-    description: "Result offset: a multiple of 10 up to 90 for web and web_news, of 20 up to 180 for web_local",
-  }),
-  tbm: z.enum(["nws", "isch", "shop", "lcl"]).optional().meta({ description: "Engine web (or google) only: news, images, shopping, local" }),
-  api_key: z.string().optional().meta({ description: "The API key, when not sent as a Bearer token" }),
-  output: z.enum(["json", "html", "md"]).optional().meta({
-    description:
-      "json (default); html: the upstream page the result was parsed from (kept RAW_HTML_RETENTION_SECONDS); md: compact markdown " +
-      "(also with Accept: text/markdown). A path ending .html or .md decides instead",
-  }),
-  serp_api_key: z.string().optional().meta({ description: "The API key under the name the reference's older Python client sends it; api_key wins when both are sent" }),
-});
+// (The search query is compat/params.ts `compatSearchQuery`, the schema the searches validate with.)
 
 const resultList = z.array(z.object({}).catchall(z.unknown()));
 

@@ -1,7 +1,5 @@
-import type { Queue } from "bullmq";
-import type { JobsOptions } from "bullmq";
 import { FINAL_STATUSES, type Job } from "@serp/shared";
-import { WEBHOOK_QUEUE, type JobStore, type WebhookStore } from "@serp/store";
+import type { JobStore, Producer, WebhookStore, webhookPayloadSchema } from "@serp/store";
 
 /**
  * The worker's onFinal hook for webhooks: when a fast or regular job with a postbackUrl is final,
@@ -10,13 +8,13 @@ import { WEBHOOK_QUEUE, type JobStore, type WebhookStore } from "@serp/store";
  * record's final state (kept as long as the job) stops it after BullMQ has removed it. Errors are
  * thrown, so the scrape job is retried rather than its webhook lost.
  */
-export function createWebhookEnqueuer(deps: { jobs: JobStore; webhooks: WebhookStore; queue: Queue; jobOptions: JobsOptions }) {
+export function createWebhookEnqueuer(deps: { jobs: JobStore; webhooks: WebhookStore; queue: Producer<typeof webhookPayloadSchema>; attempts: number }) {
   return async (jobId: string, known?: Pick<Job, "queue" | "postbackUrl">): Promise<void> => {
     // Most jobs have no webhook: when the caller knows that, skip reading the record.
     if (known && (!known.postbackUrl || known.queue === "live")) return;
     const record = await deps.jobs.get(jobId);
     if (!record?.job.postbackUrl || record.job.queue === "live" || !FINAL_STATUSES.includes(record.job.status)) return;
     if ((await deps.webhooks.begin(jobId, record.job.postbackUrl)) !== "pending") return;
-    await deps.queue.add("deliver", { jobId }, { ...deps.jobOptions, jobId: WEBHOOK_QUEUE.jobId(jobId) });
+    await deps.queue.enqueue({ jobId }, { attempts: deps.attempts });
   };
 }

@@ -1,11 +1,10 @@
-import { Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Metrics } from "@serp/metrics";
-import type { Closers } from "@serp/shared";
-import { WEBHOOK_QUEUE, WEBHOOK_RETRY_DELAYS_MS, WebhookStore, type JobStore, type KeySpace } from "@serp/store";
+import { WEBHOOK_QUEUE, WEBHOOK_RETRY_DELAYS_MS, WebhookStore, type JobStore, type KeySpace, type QueueHost } from "@serp/store";
 import { createTargetAgents } from "./agent.js";
 import { createWebhookEnqueuer } from "./enqueue.js";
+import { WORKER_DEFAULTS } from "../defaults.js";
 import { FairShare } from "../fair-share.js";
 import { createWebhookProcessor } from "./processor.js";
 import { webhookBackoff } from "./schedule.js";
@@ -33,14 +32,13 @@ export interface WebhookOptions {
 export interface WebhookDeps {
   /** The worker's store connection, shared by the producer side. */
   store: Redis;
-  /** A new worker-role connection that the runtime closes (BullMQ never closes one it was handed). */
-  connection: (name: string) => Redis;
+  /** Where the runtime's queues live (the delivery worker's connection and closers). */
+  host: QueueHost;
   keys: KeySpace;
   jobs: JobStore;
   retentionSeconds: number;
   logger: Logger;
   metrics?: Metrics;
-  closers: Closers;
 }
 
 /**
@@ -50,35 +48,31 @@ export interface WebhookDeps {
 export async function startWebhooks(d: WebhookDeps, o: WebhookOptions = {}) {
   const retryDelaysMs = o.retryDelaysMs ?? WEBHOOK_RETRY_DELAYS_MS;
   const webhooks = new WebhookStore(d.store, d.keys, d.retentionSeconds);
-  const queue = new Queue(WEBHOOK_QUEUE.name, { connection: d.store, prefix: d.keys.bullPrefix });
-  queue.on("error", (err) => d.logger.debug({ err: err.message }, "webhook queue error"));
-  d.closers.add("webhook queue", () => queue.close());
-  const enqueue = createWebhookEnqueuer({ jobs: d.jobs, webhooks, queue, jobOptions: WEBHOOK_QUEUE.jobOptions(retryDelaysMs) });
+  const queue = WEBHOOK_QUEUE.open(d.host, d.store);
+  // Attempts follow this process's retry schedule.
+  const enqueue = createWebhookEnqueuer({ jobs: d.jobs, webhooks, queue, attempts: retryDelaysMs.length + 1 });
   if (o.serve === false) return { enqueue, webhooks, worker: undefined };
 
-  const concurrency = o.concurrency ?? 32;
-  const share = o.accountShare ?? 0.75;
+  const concurrency = o.concurrency ?? WORKER_DEFAULTS.webhookConcurrency;
+  const share = o.accountShare ?? WORKER_DEFAULTS.accountShare;
   const processor = createWebhookProcessor({
     jobs: d.jobs,
     webhooks,
     agents: createTargetAgents(o.allowPrivateTargets ?? false),
-    timeoutMs: o.timeoutMs ?? 15_000,
+    timeoutMs: o.timeoutMs ?? WORKER_DEFAULTS.webhookTimeoutMs,
     retryDelaysMs,
     logger: d.logger,
     metrics: d.metrics,
     // A dead receiver of one account holds at most this share of the slots, never all of them.
     fairShare: share < 1 ? new FairShare(concurrency, share) : undefined,
   });
-  const worker = new Worker(WEBHOOK_QUEUE.name, processor, {
-    connection: d.connection("worker-webhooks"),
-    prefix: d.keys.bullPrefix,
+  const worker = WEBHOOK_QUEUE.work(d.host, processor, {
     concurrency,
     // A delivery is at-least-once by design (same webhook-id each time); a crashed worker's
     // delivery is simply taken again.
     maxStalledCount: 3,
     settings: { backoffStrategy: webhookBackoff(retryDelaysMs) },
   });
-  worker.on("error", (err) => d.logger.warn({ err: err.message, queue: WEBHOOK_QUEUE.name }, "worker error"));
   // A delivery failed for good without its last attempt recorded (an error outside the attempt,
   // such as Redis failing mid-way) must not stay pending forever. `finishedOn`: no retry follows.
   worker.on("failed", (job) => {
@@ -86,7 +80,6 @@ export async function startWebhooks(d: WebhookDeps, o: WebhookOptions = {}) {
     const payload = WEBHOOK_QUEUE.payload.safeParse(job.data);
     if (payload.success) void webhooks.abandon(payload.data.jobId).catch(() => undefined);
   });
-  d.closers.add("worker webhooks", () => worker.close());
   await worker.waitUntilReady();
   return { enqueue, webhooks, worker };
 }

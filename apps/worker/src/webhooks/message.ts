@@ -1,5 +1,5 @@
 import { Webhook } from "standardwebhooks";
-import { WEBHOOK_QUEUE, jobResponse, type JobRecord } from "@serp/store";
+import { jobResponse, webhookDeliveryId, type JobRecord } from "@serp/store";
 
 export type WebhookEvent = "job.completed" | "job.failed";
 
@@ -20,7 +20,7 @@ export function buildMessage(record: JobRecord, secret: string, now: Date): Webh
   const completed = record.job.status === "completed";
   const event: WebhookEvent = completed ? "job.completed" : "job.failed";
   const body = JSON.stringify({ event, ...jobResponse(record) });
-  const id = WEBHOOK_QUEUE.jobId(record.job.id);
+  const id = webhookDeliveryId(record.job.id);
   return {
     id,
     event,

@@ -2,7 +2,7 @@ import { UnrecoverableError, type Job as BullJob } from "bullmq";
 import type { Logger } from "pino";
 import type { Metrics } from "@serp/metrics";
 import { FINAL_STATUSES } from "@serp/shared";
-import { FINAL_DELIVERY_STATES, WEBHOOK_QUEUE, type DeliveryState, type JobRecord, type JobStore, type WebhookStore } from "@serp/store";
+import { FINAL_DELIVERY_STATES, WEBHOOK_QUEUE, type DeliveryState, type JobRecord, type JobStore, type QueueProcessor, type WebhookStore, type webhookPayloadSchema } from "@serp/store";
 import type { FairShare } from "../fair-share.js";
 import type { TargetAgents } from "./agent.js";
 import { buildMessage } from "./message.js";
@@ -44,9 +44,9 @@ function judge(r: SendResult): Verdict {
  * (a refused address is not retried: the policy will not change, and repeated attempts to reach
  * an internal address are exactly what an attacker would want).
  */
-export function createWebhookProcessor(d: WebhookProcessorDeps) {
-  return async (bullJob: BullJob, token?: string): Promise<void> => {
-    const { jobId } = WEBHOOK_QUEUE.payload.parse(bullJob.data);
+export function createWebhookProcessor(d: WebhookProcessorDeps): QueueProcessor<typeof webhookPayloadSchema> {
+  // The payload comes parsed with the webhook queue's schema (WEBHOOK_QUEUE's `work`).
+  return async (bullJob, { jobId }, token) => {
     const attempt = bullJob.attemptsMade + 1;
     const log = d.logger.child({ jobId, queue: WEBHOOK_QUEUE.name, attempt });
     const record = await d.jobs.get(jobId);

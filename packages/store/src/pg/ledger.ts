@@ -16,6 +16,7 @@ import type { Redis } from "ioredis";
 import type { LedgerEntry } from "../accounts.js";
 import type { KeySpace } from "../keys.js";
 import { LEDGER_STREAM_MAXLEN, entryFromFields, entryKey, nextStreamId, streamIdMs, type StreamEntry } from "../ledger-stream.js";
+import { HOLD_LOCK, RELEASE_LOCK } from "../lua/ledger-lock.js";
 import type { JobArchive } from "./archive.js";
 import type { PgPool } from "./pool.js";
 
@@ -79,16 +80,6 @@ export interface LedgerDrainerOptions {
   /** Test hook: runs after an insert committed, before the trim (the drill kills the process here). */
   afterInsert?: () => Promise<void> | void;
 }
-
-/** Take the lock (or keep it when ours): 1 when held by us afterwards. */
-const HOLD_LOCK = `
-local v = redis.call('GET', KEYS[1])
-if v == false then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
-if v == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
-return 0`;
-const RELEASE_LOCK = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0`;
 
 /**
  * Copies the ledger stream into PostgreSQL, in every worker process; one at a time drains (a Redis
@@ -188,14 +179,14 @@ export class LedgerDrainer {
     this.stopped = true;
     this.wake?.();
     await this.loop;
-    await this.redis.eval(RELEASE_LOCK, 1, this.keys.ledgerDrainLock(), this.token).catch(() => undefined);
+    await RELEASE_LOCK.run(this.redis, { lock: this.keys.ledgerDrainLock(), token: this.token }).catch(() => undefined);
   }
 
   private async run(): Promise<void> {
     while (!this.stopped) {
       let full = false;
       try {
-        const held = (await this.redis.eval(HOLD_LOCK, 1, this.keys.ledgerDrainLock(), this.token, this.lockMs)) === 1;
+        const held = (await HOLD_LOCK.run<number>(this.redis, { lock: this.keys.ledgerDrainLock(), token: this.token, ms: this.lockMs })) === 1;
         if (held) full = (await this.drainOnce()) >= this.batch;
       } catch (err) {
         this.o.onError?.(err as Error);

@@ -5,7 +5,7 @@
  * pages often have `adurl=` empty) is kept as `tracking_link`, a field that does not claim to be
  * where the offer leads.
  */
-import { targetUrl } from "../dom.js";
+import { targetUrl } from "../values.js";
 
 /** The engine's ad-click redirect: `google.<tld>/aclk?`, `googleadservices.com/pagead/aclk?`, or a relative `/aclk?`. */
 export const AD_CLICK = /^(?:https?:)?\/\/(?:www\.)?(?:google\.[a-z.]+|googleadservices\.com)\/(?:pagead\/)?aclk\?|^\/aclk\?/i;

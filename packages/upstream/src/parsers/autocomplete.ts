@@ -14,7 +14,7 @@
  * the parser throws rather than answer "no suggestions".
  */
 import type { AutocompleteBlocks, Suggestion } from "@serp/shared";
-import { all, attr, first, parseHtml, text, textOf } from "../dom.js";
+import { all, attr, first, parseHtml, text, textOf } from "../html/index.js";
 
 const TOOLBAR_ROOT = "toplevel";
 const TOOLBAR_SUGGESTION = "completesuggestion > suggestion[data]";

@@ -8,7 +8,8 @@
 import type { ImageResult, ImagesBlocks } from "@serp/shared";
 import { textContent } from "domutils";
 import { isTag } from "domhandler";
-import { all, attr, parseHtml, scan, scansOf, targetUrl, text, unwrapWayback, type AnyNode, type Element, type Scan } from "../dom.js";
+import { all, attr, parseHtml, scan, scansOf, text, type AnyNode, type Element, type Scan } from "../html/index.js";
+import { targetUrl, unwrapWayback } from "../values.js";
 
 /** Images tab as a browser renders it (`udm=2`, 2025): one `data-attrid` tile per image. */
 const MODERN = {

@@ -1,4 +1,5 @@
-import type { BlocksByEndpoint, Endpoint } from "@serp/shared";
+import { ENDPOINTS, type BlocksByEndpoint, type Endpoint } from "@serp/shared";
+import { kindOf } from "../kinds/index.js";
 import { parseAutocomplete } from "./autocomplete.js";
 import { parseImages } from "./images.js";
 import { parseLocal } from "./local.js";
@@ -8,16 +9,7 @@ import { parseSellers } from "./product-sellers.js";
 import { parseShopping } from "./shopping.js";
 import { parseWebSearch } from "./web/index.js";
 
-/** One pure parser per result kind: the upstream's body text in, typed blocks out. */
-export const PARSERS: { [E in Endpoint]: (body: string) => BlocksByEndpoint[E] } = {
-  "web-search": parseWebSearch,
-  "web-news": parseNews,
-  "web-local": parseLocal,
-  "web-images": parseImages,
-  "web-shopping-search": parseShopping,
-  "web-shopping-product": parseSellers,
-  "web-shopping-product-info": parseProductInfo,
-  "web-autocomplete": parseAutocomplete,
-};
+/** One pure parser per result kind (each kind's module names its own): the upstream's body text in, typed blocks out. */
+export const PARSERS = Object.fromEntries(ENDPOINTS.map((e) => [e, kindOf(e).parse])) as { [E in Endpoint]: (body: string) => BlocksByEndpoint[E] };
 
 export { parseAutocomplete, parseImages, parseLocal, parseNews, parseProductInfo, parseSellers, parseShopping, parseWebSearch };

@@ -33,18 +33,16 @@ import {
   attr,
   first,
   hasClass,
-  landmarks,
+  landmarkIndex,
   matches,
-  parseCount,
   parseHtml,
-  parseRating,
   scan,
-  targetUrl,
   text,
   type Document,
   type Element,
   type Scan,
-} from "../dom.js";
+} from "../html/index.js";
+import { parseCount, parseRating, targetUrl } from "../values.js";
 
 /** The card, in every layout: its lines live in `.rllt__details`. */
 const CARD = {
@@ -83,12 +81,15 @@ const HOTEL_CARD = {
 } as const;
 
 /**
- * Every card's details block on the page, found in the page walk; the basic layout's place links and
- * star widgets (a hotel card is the travel link around one) too.
+ * Every card's details block on the page, found in one landmark sweep; the basic layout's place
+ * links and star widgets (a hotel card is the travel link around one) too. The web parser, which
+ * reads the local pack of a results page, includes this index in its own sweep.
  */
-const cardDetails = landmarks(CARD.details);
-const basicCardLinks = landmarks({ tags: ["a"], match: (a: Element) => a.attribs.href?.includes(BASIC_CARD.param) === true });
-const starWidgets = landmarks({ attributes: { role: HOTEL_CARD.starsRole }, match: (el: Element) => el.attribs["aria-label"] !== undefined });
+export const LANDMARKS = landmarkIndex({
+  cardDetails: { every: CARD.details },
+  basicCardLinks: { every: { tags: ["a"], match: (a: Element) => a.attribs.href?.includes(BASIC_CARD.param) === true } },
+  starWidgets: { every: { attributes: { role: HOTEL_CARD.starsRole }, match: (el: Element) => el.attribs["aria-label"] !== undefined } },
+});
 const isHotelCardLink = (el: Element) =>
   (el.name === "a" && el.attribs.href?.startsWith(HOTEL_CARD.path) === true) || el.attribs["data-url"]?.startsWith(HOTEL_CARD.path) === true;
 /** What a card is read from, found in one scan of the card. */
@@ -147,7 +148,7 @@ type Card = { root: Element; details: Element } | { root: Element; title: string
 function findCards(doc: Document): Card[] {
   const seen = new Set<Element>();
   const cards: Card[] = [];
-  for (const details of cardDetails(doc)) {
+  for (const details of LANDMARKS.of(doc).cardDetails) {
     const root = cardRoot(details);
     if (seen.has(root)) continue;
     seen.add(root);
@@ -164,7 +165,7 @@ function findCards(doc: Document): Card[] {
 function basicCards(doc: Document): Card[] {
   const cards: Card[] = [];
   const seen = new Set<string>();
-  for (const link of basicCardLinks(doc)) {
+  for (const link of LANDMARKS.of(doc).basicCardLinks) {
     const titleEl = first(BASIC_CARD.name, link);
     const title = text(titleEl);
     if (!titleEl || !title || seen.has(attr(link, "href")!)) continue;
@@ -216,7 +217,7 @@ const BLOCK_TAGS = new Set(["div", "p", "li", "ul", "ol", "table", "tr", "h1", "
  */
 function hotelCards(doc: Document): Card[] {
   const cards: Card[] = [];
-  for (const stars of starWidgets(doc)) {
+  for (const stars of LANDMARKS.of(doc).starWidgets) {
     let link: Element | undefined;
     let level = 0;
     for (const a of ancestors(stars)) {

@@ -18,18 +18,16 @@ import {
   all,
   attr,
   first,
-  isPlaceholderImage,
   matches,
   parseHtml,
   scan,
-  scriptedImageSources,
-  targetUrl,
   text,
   textWithout,
   type Document,
   type Element,
   type Scan,
-} from "../dom.js";
+} from "../html/index.js";
+import { isPlaceholderImage, scriptedImageSources, targetUrl } from "../values.js";
 
 /** The rendered results page (2022–2025). */
 const CARD = {

@@ -5,7 +5,8 @@
  * has no capture yet, so it has no selectors here.
  */
 import type { ProductInfo, ProductInfoBlocks } from "@serp/shared";
-import { all, attr, type Element, first, parseCount, parseHtml, parseRating, text, textOf } from "../dom.js";
+import { all, attr, type Element, first, parseHtml, text, textOf } from "../html/index.js";
+import { parseCount, parseRating } from "../values.js";
 
 const TITLE = ".sh-t__title";
 const PRODUCT_ID = "[data-catalogid]";

@@ -7,18 +7,8 @@
  * is not in it yet: no capture of that panel exists, and selectors are only added from real pages.
  */
 import type { Seller, SellersBlocks } from "@serp/shared";
-import {
-  attr,
-  closest,
-  type Element,
-  hasClass,
-  parseCount,
-  parseHtml,
-  parsePrice,
-  scan,
-  type Scan,
-  text,
-} from "../dom.js";
+import { attr, closest, type Element, hasClass, parseHtml, scan, type Scan, text } from "../html/index.js";
+import { parseCount, parsePrice } from "../values.js";
 import { placementLinks } from "./ad-links.js";
 
 interface SellerLayout {

@@ -5,7 +5,8 @@
  * layout reads them.
  */
 import type { ShoppingBlocks, ShoppingResult } from "@serp/shared";
-import { all, attr, first, hasClass, parsePrice, parseCount, parseRating, parseHtml, scan, targetUrl, text, type Element } from "../dom.js";
+import { all, attr, first, hasClass, parseHtml, scan, text, type Element } from "../html/index.js";
+import { parsePrice, parseCount, parseRating, targetUrl } from "../values.js";
 import { placementLinks } from "./ad-links.js";
 
 /**

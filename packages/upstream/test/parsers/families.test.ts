@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { removeElement } from "domutils";
-import { all, closest, first, parseHtml, text } from "../../src/dom.js";
+import { all, closest, first, parseHtml, text } from "../../src/html/index.js";
 import { parseImages, parseNews, parseWebSearch } from "../../src/parsers/index.js";
 import { extractWebSearch, joinJsonChunks } from "../../src/parsers/web/index.js";
 import { discussionSections } from "../../src/parsers/web/discussions.js";

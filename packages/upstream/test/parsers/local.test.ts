@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { LocalPlace } from "@serp/shared";
-import { parseHtml } from "../../src/dom.js";
+import { parseHtml } from "../../src/html/index.js";
 import { extractLocalPack, parseLocal } from "../../src/parsers/local.js";
 import { FIXTURES_DIR, fixturesAvailable } from "../fixtures-dir.js";
 

@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { all, parseHtml, type Document } from "../../src/dom.js";
+import { all, parseHtml, type Document } from "../../src/html/index.js";
 import { extractAiOverview } from "../../src/parsers/web/ai-overview.js";
 import { extractKnowledgeGraph } from "../../src/parsers/web/knowledge-graph.js";
 import { extractRelatedQuestions } from "../../src/parsers/web/related-questions.js";

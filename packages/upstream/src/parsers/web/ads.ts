@@ -4,7 +4,8 @@
  * when it comes before the first organic result. Shopping ads (product tiles) are not text ads.
  */
 import type { AdResult, Link } from "@serp/shared";
-import { type Document, type Element, type Scan, attr, landmarks, scan, text, targetUrl } from "../../dom.js";
+import { type Document, type Element, type Scan, attr, landmarkIndex, scan, text } from "../../html/index.js";
+import { targetUrl } from "../../values.js";
 import { AD_CLICK, adDestination } from "../ad-links.js";
 import { compareDocumentPosition } from "domutils";
 import { isTag } from "domhandler";
@@ -21,8 +22,8 @@ const AD = {
   link: "a[href]",
 };
 
-/** Every ad unit on the page, found in the page walk. */
-const pageUnits = landmarks(AD_UNIT);
+/** Every ad unit on the page, found in the web page's one landmark sweep (web/index.ts includes this index). */
+export const LANDMARKS = landmarkIndex({ pageUnits: { every: AD_UNIT } });
 
 /** What an ad is read from, found in one scan of its unit. */
 const AD_PARTS = [AD.title, AD.link, AD.displayedLink, AD.description, AD.source];
@@ -43,7 +44,7 @@ export interface AdPlacement {
 }
 
 export function extractAds(doc: Document, placement: AdPlacement): AdResult[] {
-  const onPage = pageUnits(doc);
+  const onPage = LANDMARKS.of(doc).pageUnits;
   const units = (container: Element) => outermostUnits(onPage, container);
   const ads: AdResult[] = [];
   const read = (unit: Element, block_position: AdResult["block_position"]) => {

@@ -18,15 +18,15 @@ import {
   closest,
   first,
   hiddenByMarkup,
-  landmark,
-  targetUrl,
+  landmarkIndex,
   text,
   textOf,
   textWithout,
   type AnyNode,
   type Document,
   type Element,
-} from "../../dom.js";
+} from "../../html/index.js";
+import { targetUrl } from "../../values.js";
 
 const CONTAINER = {
   /** The overview's slot in the results column (2025–2026): `#eKIzJc`, or its `div[data-mcpr]`. */
@@ -36,10 +36,14 @@ const CONTAINER = {
   notInside: "related-question-pair",
 } as const;
 
-/** The overview's slot, located in the page's shared landmark walk. */
-const overviewSlot = landmark({
-  attributes: { id: CONTAINER.id, [CONTAINER.attribute]: true },
-  selector: `#${CONTAINER.id}, div[${CONTAINER.attribute}]:not(.${CONTAINER.notInside} *)`,
+/** The overview's slot: found in the web page's one landmark sweep (web/index.ts includes this index). */
+export const LANDMARKS = landmarkIndex({
+  overviewSlot: {
+    first: {
+      attributes: { id: CONTAINER.id, [CONTAINER.attribute]: true },
+      selector: `#${CONTAINER.id}, div[${CONTAINER.attribute}]:not(.${CONTAINER.notInside} *)`,
+    },
+  },
 });
 
 const TEXT = {
@@ -73,7 +77,7 @@ type TextBlock = AiOverview["text_blocks"][number];
 type Reference = NonNullable<AiOverview["references"]>[number];
 
 export function extractAiOverview(doc: Document): AiOverview | undefined {
-  const container = overviewSlot(doc);
+  const container = LANDMARKS.of(doc).overviewSlot;
   if (!container) return undefined;
   const { blocks, cards } = readOverview(container);
   if (blocks.length === 0) return undefined;

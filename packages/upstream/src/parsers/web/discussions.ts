@@ -11,7 +11,8 @@
  */
 import type { DiscussionAndForum } from "@serp/shared";
 import { isTag } from "domhandler";
-import { attr, landmarks, targetUrl, text, textWithout, type Document, type Element } from "../../dom.js";
+import { attr, landmarkIndex, text, textWithout, type Document, type Element } from "../../html/index.js";
+import { targetUrl } from "../../values.js";
 
 /** Section headings: level 2, as a role (mobile 2023) or a tag. */
 const SECTION_HEADING = '[role="heading"][aria-level="2"], h2';
@@ -23,8 +24,11 @@ const DISCUSSIONS =
 /** How far above its heading a section's posts may sit (heading and list are siblings under the section). */
 const MAX_CLIMB = 4;
 
-const sectionHeadings = landmarks(SECTION_HEADING);
-const postTitles = landmarks(POST_TITLE);
+/** Found in the web page's one landmark sweep (web/index.ts includes this index). */
+export const LANDMARKS = landmarkIndex({
+  sectionHeadings: { every: SECTION_HEADING },
+  postTitles: { every: POST_TITLE },
+});
 
 /** A year or a relative age on the card's line. */
 const DATE_LIKE = /\b(?:1[89]|20)\d{2}\b|\bago\b|\bil y a\b|\bvor\s+\d|\bhace\s+\d|назад|前/iu;
@@ -32,7 +36,7 @@ const DATE_LIKE = /\b(?:1[89]|20)\d{2}\b|\bago\b|\bil y a\b|\bvor\s+\d|\bhace\s+
 /** The discussions sections of the page. */
 export function discussionSections(doc: Document): Element[] {
   const sections: Element[] = [];
-  for (const heading of sectionHeadings(doc)) {
+  for (const heading of LANDMARKS.of(doc).sectionHeadings) {
     if (!DISCUSSIONS.test(text(heading))) continue;
     const section = sectionOf(heading, doc);
     if (section && !sections.includes(section)) sections.push(section);
@@ -42,7 +46,7 @@ export function discussionSections(doc: Document): Element[] {
 
 /** The nearest ancestor of the heading that also holds post titles. */
 function sectionOf(heading: Element, doc: Document): Element | undefined {
-  const titles = postTitles(doc);
+  const titles = LANDMARKS.of(doc).postTitles;
   let node: Element | undefined = heading;
   for (let i = 0; i <= MAX_CLIMB && node; i++) {
     const n: Element = node;
@@ -59,7 +63,7 @@ export function inDiscussions(sections: readonly Element[]): (el: Element) => bo
 
 export function extractDiscussions(doc: Document, sections: readonly Element[]): DiscussionAndForum[] {
   const posts: DiscussionAndForum[] = [];
-  const titles = postTitles(doc);
+  const titles = LANDMARKS.of(doc).postTitles;
   for (const section of sections) {
     for (const heading of titles) {
       if (!contains(section, heading)) continue;

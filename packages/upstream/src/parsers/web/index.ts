@@ -1,23 +1,23 @@
 /**
  * The web results page, parsed once and walked once. Its landmarks (results column, ad blocks, page
- * foot, result stats), every result title, ad unit and related-search link are found in the page
- * walk all extractors share (see `landmark` in dom.ts); organic results, ads, related searches and
- * the result stats are then read inside the landmarks. The upstream's progressive JSON format
+ * foot, result stats), every result title, ad unit and related-search link are found in one landmark
+ * sweep, which answers the extractors' own landmark indexes too (see html/landmarks.ts); organic
+ * results, ads, related searches and the result stats are then read inside the landmarks. The upstream's progressive JSON format
  * (`{"c":…,"d":"<html…>"}/*""*\/` chunks) is joined back into the page it carries first.
  */
 import type { WebSearchBlocks } from "@serp/shared";
 import { isTag } from "domhandler";
-import { type Document, type Element, landmark, landmarks, parseHtml } from "../../dom.js";
-import { extractLocalPack } from "../local.js";
-import { extractAds, type AdPlacement } from "./ads.js";
-import { extractAiOverview } from "./ai-overview.js";
-import { discussionSections, extractDiscussions, inDiscussions } from "./discussions.js";
-import { extractKnowledgeGraph } from "./knowledge-graph.js";
-import { findOrganicResults, type Layout, titleSelector } from "./organic.js";
-import { extractRelatedQuestions } from "./related-questions.js";
+import { type Document, type Element, landmarkIndex, parseHtml } from "../../html/index.js";
+import { extractLocalPack, LANDMARKS as LOCAL_PACK } from "../local.js";
+import { extractAds, type AdPlacement, LANDMARKS as ADS } from "./ads.js";
+import { extractAiOverview, LANDMARKS as AI_OVERVIEW } from "./ai-overview.js";
+import { discussionSections, extractDiscussions, inDiscussions, LANDMARKS as DISCUSSIONS } from "./discussions.js";
+import { extractKnowledgeGraph, LANDMARKS as KNOWLEDGE_GRAPH } from "./knowledge-graph.js";
+import { findOrganicResults, type Layout, LANDMARKS as ORGANIC, titleSelector } from "./organic.js";
+import { extractRelatedQuestions, LANDMARKS as RELATED_QUESTIONS } from "./related-questions.js";
 import { RELATED_LINK, readRelatedLinks } from "./related-searches.js";
 import { extractSearchInformation } from "./search-information.js";
-import { extractTopStories } from "./top-stories.js";
+import { extractTopStories, LANDMARKS as TOP_STORIES } from "./top-stories.js";
 
 /** Page landmarks by id. Full pages (desktop, mobile) have a results column; basic ones only `#main`. */
 const LANDMARK = {
@@ -39,16 +39,21 @@ const LANDMARK_IDS = [
   ...LANDMARK.stats,
 ];
 
-/** Each landmark's lookup in the page walk. */
-const byId = new Map<string, (doc: Document) => Element | undefined>(
-  LANDMARK_IDS.map((id) => [id, landmark({ attributes: { id } })]),
+/** The page's landmarks by id (coverage.ts reads the results region among them). */
+export const LANDMARKS_BY_ID = landmarkIndex(Object.fromEntries(LANDMARK_IDS.map((id) => [id, { first: { attributes: { id } } }])));
+/**
+ * The web page's one landmark sweep: its landmarks by id, result titles of each layout and
+ * related-search links wherever they are on the page, and every extractor's own landmarks.
+ */
+export const LANDMARKS = landmarkIndex(
+  {
+    fullTitles: { every: titleSelector("full") },
+    basicTitles: { every: titleSelector("basic") },
+    relatedLinks: { every: RELATED_LINK },
+  },
+  [LANDMARKS_BY_ID, ORGANIC, ADS, AI_OVERVIEW, RELATED_QUESTIONS, LOCAL_PACK, TOP_STORIES, DISCUSSIONS, KNOWLEDGE_GRAPH],
 );
-/** Result titles of each layout and related-search links, wherever they are on the page. */
-const pageTitles: Record<Layout, (doc: Document) => readonly Element[]> = {
-  full: landmarks(titleSelector("full")),
-  basic: landmarks(titleSelector("basic")),
-};
-const pageRelatedLinks = landmarks(RELATED_LINK);
+const TITLES = { full: "fullTitles", basic: "basicTitles" } as const satisfies Record<Layout, string>;
 
 export function parseWebSearch(body: string): WebSearchBlocks {
   return extractWebSearch(parseHtml(isJsonChunks(body) ? joinJsonChunks(body) : body));
@@ -56,7 +61,9 @@ export function parseWebSearch(body: string): WebSearchBlocks {
 
 /** All blocks of an already parsed results page. */
 export function extractWebSearch(doc: Document): WebSearchBlocks {
-  const mark = (id: string) => byId.get(id)!(doc);
+  const page = LANDMARKS.of(doc);
+  const byId = LANDMARKS_BY_ID.of(doc);
+  const mark = (id: string) => byId[id];
   const pick = (ids: readonly string[]) => ids.map(mark).filter((e): e is Element => !!e);
 
   const column = pick(LANDMARK.resultsColumn)[0];
@@ -64,18 +71,18 @@ export function extractWebSearch(doc: Document): WebSearchBlocks {
   const root = column ?? mark(LANDMARK.basicMain) ?? documentElement(doc);
   if (!root) return { organic_results: [] };
   // The titles and related-search links of the results column (a related link is never a title).
-  const relatedLinks = pageRelatedLinks(doc).filter((a) => contains(root, a));
+  const relatedLinks = page.relatedLinks.filter((a) => contains(root, a));
   const related = new Set(relatedLinks);
   const forums = discussionSections(doc);
   const notOrganic = inDiscussions(forums);
-  const headings = pageTitles[layout](doc).filter((h) => contains(root, h) && !related.has(h));
+  const headings = page[TITLES[layout]].filter((h) => contains(root, h) && !related.has(h));
   const found = findOrganicResults(doc, root, layout, headings, notOrganic);
   // Results loaded below the first block sit in the page foot (`#botstuff`/`#bres`): inside the
   // results column on 2025 pages, read with it above; a foot outside the column is read the same way.
   const foot = pick(LANDMARK.foot)[0];
   const footOutside = foot && layout === "full" && !contains(root, foot) ? foot : undefined;
   if (footOutside) {
-    const footHeadings = pageTitles.full(doc).filter((h) => contains(footOutside, h) && !related.has(h));
+    const footHeadings = page.fullTitles.filter((h) => contains(footOutside, h) && !related.has(h));
     const seen = new Set(found.map((f) => f.result.link));
     for (const f of findOrganicResults(doc, footOutside, layout, footHeadings, notOrganic)) {
       if (seen.has(f.result.link)) continue;
@@ -105,7 +112,7 @@ export function extractWebSearch(doc: Document): WebSearchBlocks {
   if (knowledge_graph) blocks.knowledge_graph = knowledge_graph;
 
   // Related-search blocks sit at the foot of the results and sometimes between them (mobile).
-  if (foot && !contains(root, foot)) relatedLinks.push(...pageRelatedLinks(doc).filter((a) => contains(foot, a)));
+  if (foot && !contains(root, foot)) relatedLinks.push(...page.relatedLinks.filter((a) => contains(foot, a)));
   const related_searches = readRelatedLinks(relatedLinks);
   if (related_searches.length) blocks.related_searches = related_searches;
   const search_information = extractSearchInformation(pick(LANDMARK.stats)[0]);
@@ -114,7 +121,7 @@ export function extractWebSearch(doc: Document): WebSearchBlocks {
 }
 
 /** The progressive format: `{"c":1,"d":"<!doctype html>…","e":…,"u":…}/*""*\/{…}/*""*\/…`. */
-function isJsonChunks(body: string): boolean {
+export function isJsonChunks(body: string): boolean {
   return /^\s*\{"/.test(body) && body.includes('/*""*/');
 }
 

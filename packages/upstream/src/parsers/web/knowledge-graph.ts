@@ -22,18 +22,18 @@ import {
   closest,
   first,
   hasClass,
+  everyMatch,
   hiddenByMarkup,
-  landmark,
-  landmarks,
+  landmarkIndex,
   scansOf,
-  targetUrl,
   text,
   textOf,
   textWithout,
   type Document,
   type Element,
   type Scan,
-} from "../../dom.js";
+} from "../../html/index.js";
+import { targetUrl } from "../../values.js";
 
 const PANEL = {
   /** The panel title: `[data-attrid="title"]` (2020–2026), `.kno-ecr-pt` (2019). */
@@ -48,9 +48,6 @@ const PANEL = {
   headerFallbackClass: "kp-header",
 } as const;
 
-/** The panel title and the right column, located in the page's shared landmark walk. */
-const panelTitle = landmark({ attributes: { "data-attrid": PANEL.titleAttrid }, classes: [PANEL.titleClass] });
-const rightColumn = landmark({ attributes: { id: PANEL.bodyId } });
 
 const HEADER = {
   subtitle: '[data-attrid="subtitle"], .wwUB2c, [data-attrid="kc:/local:one line summary"]',
@@ -79,16 +76,16 @@ const FACTS = {
 
 const WEBSITE = 'a[data-attrid="visit_official_site"], a.mI8Pwc[href^="http"], a.lua-button[href^="http"]';
 
-/** What the panel is read from, found on the page in the page walk; the panel's are those in its subtrees. */
+/** What the panel is read from, found on the page in the landmark sweep; the panel's are those in its subtrees. */
 const PANEL_PARTS = [HEADER.subtitle, DESCRIPTION.box, WEBSITE, FACTS.label];
-const pageParts = new Map(PANEL_PARTS.map((part) => [part, landmarks(part)]));
+const PAGE_PARTS = everyMatch(PANEL_PARTS);
 
 export function extractKnowledgeGraph(doc: Document): KnowledgeGraph | undefined {
-  const titleEl = panelTitle(doc);
+  const titleEl = LANDMARKS.of(doc).panelTitle;
   const title = titleEl && text(titleEl);
   if (!titleEl || !title) return basicPanel(doc) ?? aboutPanel(doc);
   const scopes = panelScopes(titleEl, doc);
-  const scans = scansOf(scopes, PANEL_PARTS, (part) => pageParts.get(part)!(doc));
+  const scans = scansOf(scopes, PANEL_PARTS, (part) => PAGE_PARTS.of(doc)[part]!);
   const graph: KnowledgeGraph = { title };
 
   const type = typeOf(firstIn(HEADER.subtitle, scans));
@@ -106,7 +103,7 @@ function panelScopes(titleEl: Element, doc: Document): Element[] {
   const panel = closest(titleEl, (e) => PANEL.panelClasses.some((c) => hasClass(e, c)));
   if (panel) return [panel];
   const header = closest(titleEl, (e) => hasClass(e, PANEL.headerClass));
-  const body = header ? rightColumn(doc) : undefined;
+  const body = header ? LANDMARKS.of(doc).rightColumn : undefined;
   if (header) return body ? [header, body] : [header];
   const card = closest(titleEl, (e) => hasClass(e, PANEL.headerFallbackClass));
   return [(card && parentElement(card)) ?? card ?? titleEl];
@@ -223,10 +220,8 @@ const BASIC = {
   sourceLink: 'a[href*="/url?q="]',
 } as const;
 
-const basicTitles = landmarks({ classes: [BASIC.title] });
-
 function basicPanel(doc: Document): KnowledgeGraph | undefined {
-  for (const titleEl of basicTitles(doc)) {
+  for (const titleEl of LANDMARKS.of(doc).basicTitles) {
     const subtitleEl = subtitleAfter(titleEl);
     if (!subtitleEl || !titledAsPanel(titleEl)) continue;
     if (closest(titleEl, (e) => e.name === "h2" || hasClass(e, BASIC.card))) continue;
@@ -323,10 +318,17 @@ const ABOUT = {
   lead: /^(?:about|über|à propos de|a propos de|acerca de|sobre|informazioni su|over|om|o|о)\s+(?=\S)/iu,
 } as const;
 
-const profileLink = landmark({ tags: ["a"], match: (a: Element) => a.attribs.href?.includes(ABOUT.profileParam) === true });
+/** Found in the web page's one landmark sweep (web/index.ts includes this index). */
+export const LANDMARKS = landmarkIndex({
+  /** The panel title, and the right column holding the body of 2025–2026 panels. */
+  panelTitle: { first: { attributes: { "data-attrid": PANEL.titleAttrid }, classes: [PANEL.titleClass] } },
+  rightColumn: { first: { attributes: { id: PANEL.bodyId } } },
+  basicTitles: { every: { classes: [BASIC.title] } },
+  profileLink: { first: { tags: ["a"], match: (a: Element) => a.attribs.href?.includes(ABOUT.profileParam) === true } },
+}, [PAGE_PARTS]);
 
 function aboutPanel(doc: Document): KnowledgeGraph | undefined {
-  const link = profileLink(doc);
+  const link = LANDMARKS.of(doc).profileLink;
   if (!link) return undefined;
   let panel: Element | undefined = link;
   let heading: Element | null = null;

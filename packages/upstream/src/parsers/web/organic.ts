@@ -6,10 +6,23 @@
  * block they sit in; links that stay on the search engine (local pack entries, "more results") are
  * left out by their target. Each result's other fields are read inside its own block: the largest
  * ancestor of its link that holds no other result's link. What they are read from (displayed links,
- * snippets, dates, sitelinks) is found in the page walk, and each result gets what lies in its block.
+ * snippets, dates, sitelinks) is found in the page's landmark sweep, and each result gets what lies in its block.
  */
 import type { Link, OrganicResult } from "@serp/shared";
-import { type AnyNode, type Element, type Scan, all, attr, first, landmarks, matches, scansOf, text, targetUrl } from "../../dom.js";
+import {
+  type AnyNode,
+  type Element,
+  type Scan,
+  all,
+  attr,
+  first,
+  everyMatch,
+  landmarkIndex,
+  matches,
+  scansOf,
+  text,
+} from "../../html/index.js";
+import { targetUrl } from "../../values.js";
 import { isTag } from "domhandler";
 
 /** `full`: the JavaScript page served to browsers (desktop and mobile). `basic`: the no-JS / Lynx / WML page. */
@@ -76,11 +89,10 @@ function partsOf(sel: ResultSelectors): string[] {
   return [sel.displayedLink, sel.source, sel.snippet, sel.date, sitelinksOf(sel)];
 }
 
-/** Every match of each block part on the page, found in the page walk. */
-const PAGE_PARTS: Record<Layout, ReadonlyMap<string, (page: AnyNode) => readonly Element[]>> = {
-  full: new Map(BLOCK_PARTS.full.map((part) => [part, landmarks(part)])),
-  basic: new Map(BLOCK_PARTS.basic.map((part) => [part, landmarks(part)])),
-};
+/** Every match of each block part on the page, found in the landmark sweep. */
+const PAGE_PARTS = { full: everyMatch(BLOCK_PARTS.full), basic: everyMatch(BLOCK_PARTS.basic) };
+/** Found in the web page's one landmark sweep (web/index.ts includes this index). */
+export const LANDMARKS = landmarkIndex({}, [PAGE_PARTS.full, PAGE_PARTS.basic]);
 
 /** Blocks whose links are not organic results, checked on every ancestor of a title link. */
 const NOT_ORGANIC = {
@@ -133,7 +145,7 @@ export function titleSelector(layout: Layout): string {
 
 /**
  * Organic results under `root` (the results column of `page`), from its title headings in page
- * order (found in the page walk).
+ * order (found in the page's landmark sweep).
  */
 export function findOrganicResults(
   page: AnyNode,
@@ -161,11 +173,11 @@ export function findOrganicResults(
     if (!link || !title || SEARCH_ENGINE_LINK.test(link)) continue;
     organic.push({ anchor, title, link, block: resultBlock(anchor, root, titlesUnder) });
   }
-  const parts = PAGE_PARTS[layout];
+  const parts = PAGE_PARTS[layout].of(page);
   const blocks = scansOf(
     organic.map((r) => r.block),
     BLOCK_PARTS[layout],
-    (part) => parts.get(part)!(page),
+    (part) => parts[part]!,
   );
   return organic.map(({ anchor, title, link }, i) => ({
     result: { position: i + 1, title, link, ...details(blocks[i]!, anchor, sel) },

@@ -18,16 +18,12 @@ import { isTag } from "domhandler";
 import {
   all,
   attr,
-  deferredHtml,
   first,
   hasClass,
   hiddenByMarkup,
-  landmark,
-  landmarks,
+  landmarkIndex,
   parseFragment,
   scan,
-  servedHtml,
-  targetUrl,
   text,
   textOf,
   textWithout,
@@ -35,7 +31,8 @@ import {
   type Document,
   type Element,
   type Scan,
-} from "../../dom.js";
+} from "../../html/index.js";
+import { deferredHtml, servedHtml, targetUrl } from "../../values.js";
 
 /** Desktop and mobile pages, 2019–2026. */
 const FULL = {
@@ -96,20 +93,20 @@ const BASIC = {
   displayedLink: ".UPmit, .aJyiOc",
 } as const;
 
-/** The first question of either layout, located in the page's shared landmark walk. */
-const firstQuestion = landmark({
-  classes: [FULL.pairClass, BASIC.questionClass],
-  selector: `${FULL.pair}, ${BASIC.question}`,
+/** Found in the web page's one landmark sweep (web/index.ts includes this index). */
+export const LANDMARKS = landmarkIndex({
+  /** The first question of either layout. */
+  firstQuestion: { first: { classes: [FULL.pairClass, BASIC.questionClass], selector: `${FULL.pair}, ${BASIC.question}` } },
+  /** Every pair on the page: a page can hold more than one list (a second one in the lower `#bres`, 2025). */
+  everyPair: { every: { classes: [FULL.pairClass], selector: FULL.pair } },
 });
-/** Every pair on the page: a page can hold more than one list (a second one in the lower `#bres`, 2025). */
-const everyPair = landmarks({ classes: [FULL.pairClass], selector: FULL.pair });
 /** SingleFile's mark on what was not displayed when the page was saved. */
 const SAVED_HIDDEN = "sf-hidden";
 
 export function extractRelatedQuestions(doc: Document): RelatedQuestion[] {
-  const found = firstQuestion(doc);
+  const { firstQuestion: found, everyPair } = LANDMARKS.of(doc);
   if (!found) return [];
-  return hasClass(found, FULL.pairClass) ? readFull(everyPair(doc), doc) : readBasic(found);
+  return hasClass(found, FULL.pairClass) ? readFull(everyPair, doc) : readBasic(found);
 }
 
 /**

@@ -4,7 +4,7 @@
  * link back to the search engine whose text is the suggested query.
  */
 import type { RelatedSearch } from "@serp/shared";
-import { type Element, attr, text } from "../../dom.js";
+import { type Element, attr, text } from "../../html/index.js";
 
 /** One selector per era and layout; none of these classes marks anything else on a results page. */
 export const RELATED_LINK = [

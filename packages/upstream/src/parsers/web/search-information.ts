@@ -4,7 +4,7 @@
  * Mobile and basic pages do not show it.
  */
 import type { WebSearchBlocks } from "@serp/shared";
-import { type Element, text } from "../../dom.js";
+import { type Element, text } from "../../html/index.js";
 
 type SearchInformation = NonNullable<WebSearchBlocks["search_information"]>;
 

@@ -20,16 +20,14 @@ import {
   closest,
   first,
   hasClass,
-  isPlaceholderImage,
-  landmark,
+  landmarkIndex,
   scan,
-  scriptedImageSources,
-  targetUrl,
   textOf,
   type AnyNode,
   type Document,
   type Element,
-} from "../../dom.js";
+} from "../../html/index.js";
+import { isPlaceholderImage, scriptedImageSources, targetUrl } from "../../values.js";
 
 /** Full pages, desktop 2019–2026. */
 const FULL = {
@@ -63,15 +61,20 @@ const BASIC = {
   thumbnail: "img",
 } as const;
 
-/** The section of any layout, located in the page's shared landmark walk. */
-const storiesSection = landmark({
-  tags: [FULL.sectionTag],
-  classes: [FULL.modernCardClass, BASIC.carouselClass],
-  selector: `${FULL.section}, ${FULL.modernCard}, ${BASIC.carousel}`,
+/** Found in the web page's one landmark sweep (web/index.ts includes this index). */
+export const LANDMARKS = landmarkIndex({
+  /** The section of any layout. */
+  storiesSection: {
+    first: {
+      tags: [FULL.sectionTag],
+      classes: [FULL.modernCardClass, BASIC.carouselClass],
+      selector: `${FULL.section}, ${FULL.modernCard}, ${BASIC.carousel}`,
+    },
+  },
 });
 
 export function extractTopStories(doc: Document): TopStory[] {
-  const found = storiesSection(doc);
+  const found = LANDMARKS.of(doc).storiesSection;
   if (!found) return [];
   if (hasClass(found, BASIC.carouselClass)) return readBasic(found);
   const holder = found.name === FULL.sectionTag ? found : closest(found, (e) => e.name === FULL.sectionTag);

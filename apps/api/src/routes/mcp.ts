@@ -6,23 +6,58 @@
 import type { IncomingMessage } from "node:http";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { ErrorCode, LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
-import { Router, json, type ErrorRequestHandler, type Request, type RequestHandler } from "express";
+import { Router, json as jsonBody, type Request, type RequestHandler } from "express";
 import { ApiError } from "@serp/shared";
 import { authenticate } from "../auth.js";
 import type { AppContext } from "../context.js";
-import { bodyReadError, isStorageDown } from "../errors.js";
+import { errorMiddleware, type ErrorSurface } from "../errors.js";
 import { submitter } from "../limits/index.js";
-import { buildMcpServer } from "./server.js";
-import { TOOL_NAMES } from "./tools.js";
+import { buildMcpServer } from "../mcp/server.js";
+import { TOOL_NAMES } from "../mcp/tools.js";
+import { bearer, json, mcpErrors, rateHeaders } from "../openapi/responses.js";
+import * as s from "../openapi/schemas.js";
+import { RouteTable } from "./define.js";
+
+export const mcpRouteTable = new RouteTable();
+
+const mcp = mcpRouteTable.define({
+  method: "post",
+  path: "/mcp",
+  operationId: "mcp",
+  tags: ["MCP"],
+  summary: "MCP server (Streamable HTTP, stateless, JSON responses)",
+  description:
+    "One JSON-RPC 2.0 message of the Model Context Protocol per request (no batches): one tool per job endpoint (each also " +
+    "takes queue: live by default) and one to read a job; tool results carry structuredContent and, as their text, a " +
+    "compact markdown rendering of the result. Same keys and billing as POST /v1/jobs; rate-limited per account.",
+  security: bearer,
+  request: { body: { required: true, content: { "application/json": { schema: s.jsonRpcRequest } } } },
+  responses: {
+    200: json(s.jsonRpcResponse, "The JSON-RPC response", rateHeaders),
+    202: { description: "A notification or response was accepted (no body)", headers: rateHeaders },
+    ...mcpErrors("invalid_request", "invalid_json", "unauthorized", "payload_too_large", "unsupported_media_type", "rate_limited", "concurrency_limited"),
+  },
+});
+
+const notOffered = (["get", "delete"] as const).map((method) =>
+  mcpRouteTable.define({
+    method,
+    path: "/mcp",
+    operationId: method === "get" ? "mcpStream" : "mcpEndSession",
+    tags: ["MCP"],
+    summary: method === "get" ? "Server-sent stream: not offered (stateless)" : "End a session: none to end (stateless)",
+    responses: { 405: { description: "Use POST (Allow: POST)", content: { "application/json": { schema: s.jsonRpcError } } } },
+  }),
+);
 
 export function mcpRoutes(ctx: AppContext): Router {
   const router = Router();
 
-  router.post(
-    "/",
+  mcp.mount(
+    router,
     authenticate(ctx.accounts),
     ctx.rateLimit,
-    json({ limit: ctx.env.BODY_LIMIT }),
+    jsonBody({ limit: ctx.env.BODY_LIMIT }),
     singleMessage,
     async (req, res) => {
       const unknown = unknownToolCall(req.body);
@@ -43,12 +78,15 @@ export function mcpRoutes(ctx: AppContext): Router {
   );
 
   // No server-initiated stream and no sessions to end: GET and DELETE (and the rest) get 405.
-  router.all("/", (_req, res) => {
+  const refuse: RequestHandler = (_req, res) => {
     res.setHeader("Allow", "POST");
     throw new ApiError("method_not_allowed", "Use POST: this MCP endpoint is stateless and opens no server-sent stream");
-  });
+  };
+  for (const route of notOffered) route.mount(router, refuse);
+  router.all("/mcp", refuse);
 
-  router.use(jsonRpcErrors);
+  // Only failures of the routes above reach it: errors of the app's other routers skip this router.
+  router.use(errorMiddleware(jsonRpcErrors));
   return router;
 }
 
@@ -89,17 +127,6 @@ function acceptNewerProtocol(req: IncomingMessage): void {
   }
 }
 
-function toApiError(err: unknown): ApiError {
-  if (err instanceof ApiError) return err;
-  const type = (err as { type?: string } | null)?.type;
-  if (type === "entity.parse.failed") return new ApiError("invalid_json", "Parse error: the body is not valid JSON");
-  // A corrupt gzip body or an aborted upload is the caller's fault, as on /v1/jobs: 4xx, no error log.
-  const bodyError = bodyReadError(err);
-  if (bodyError) return bodyError;
-  if (isStorageDown(err)) return new ApiError("unavailable", "Storage is unavailable; try again shortly", undefined, 2);
-  return new ApiError("internal_error", "Internal error");
-}
-
 function jsonRpcCode(code: ApiError["code"], status: number): number {
   if (code === "invalid_json") return ErrorCode.ParseError;
   if (code === "invalid_request") return ErrorCode.InvalidRequest;
@@ -111,19 +138,22 @@ function bearerChallenge(req: Request): string {
   return req.get("authorization") === undefined ? 'Bearer realm="mcp"' : 'Bearer realm="mcp", error="invalid_token"';
 }
 
-const jsonRpcErrors: ErrorRequestHandler = (err, req, res, _next) => {
-  const apiError = toApiError(err);
-  if (apiError.status >= 500) req.log.error({ err }, "mcp request failed");
-  if (res.headersSent) return;
-  if (apiError.code === "unauthorized") res.setHeader("WWW-Authenticate", bearerChallenge(req));
-  if (apiError.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(apiError.retryAfterSeconds));
-  res.status(apiError.status).json({
+/** JSON-RPC error objects, with the service's error code in data. */
+const jsonRpcErrors: ErrorSurface = {
+  logMessage: "mcp request failed",
+  logs: (e) => e.status >= 500,
+  // JSON-RPC's own name for a body that does not parse.
+  word: (e) => (e.code === "invalid_json" ? new ApiError("invalid_json", "Parse error: the body is not valid JSON") : e),
+  headers: (e, req, res) => {
+    if (e.code === "unauthorized") res.setHeader("WWW-Authenticate", bearerChallenge(req));
+  },
+  body: (e, req) => ({
     jsonrpc: "2.0",
     id: null,
     error: {
-      code: jsonRpcCode(apiError.code, apiError.status),
-      message: apiError.message,
-      data: { code: apiError.code, requestId: String(req.id ?? ""), ...(apiError.details ? { details: apiError.details } : {}) },
+      code: jsonRpcCode(e.code, e.status),
+      message: e.message,
+      data: { code: e.code, requestId: String(req.id ?? ""), ...(e.details ? { details: e.details } : {}) },
     },
-  });
+  }),
 };

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { type AnyNode, Comment, Document, Element, isTag, Text } from "domhandler";
 import { parse } from "parse5";
 import { adapter } from "parse5-htmlparser2-tree-adapter";
-import { attr, parseHtml } from "../src/dom.js";
+import { attr, parseHtml } from "../src/html/index.js";
 import { FIXTURES_DIR, fixturesAvailable } from "./fixtures-dir.js";
 
 const CLASSES = [Element, Text, Comment, Document] as const;
@@ -77,7 +77,7 @@ describe("parseHtml", () => {
 });
 
 const describeIfFixtures = fixturesAvailable ? describe : describe.skip;
-if (!fixturesAvailable) console.warn(`dom: captured pages not found at ${FIXTURES_DIR}; set SERP_FIXTURES_DIR. Skipping.`);
+if (!fixturesAvailable) console.warn(`html-tree: captured pages not found at ${FIXTURES_DIR}; set SERP_FIXTURES_DIR. Skipping.`);
 
 describeIfFixtures("parseHtml on the captured pages", () => {
   const pages = fixturesAvailable

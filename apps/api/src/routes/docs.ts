@@ -1,8 +1,13 @@
+/**
+ * GET /openapi.json and the interactive docs at GET /docs; no authentication. The document is
+ * handed in (app.ts builds it from every route table), so this file declares its routes without
+ * depending on the document that lists them.
+ */
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import express, { Router } from "express";
-import type { AppContext } from "../context.js";
-import { buildOpenApiDocument } from "./document.js";
+import { z } from "zod";
+import { RouteTable } from "./define.js";
 
 /** swagger-ui-dist's files, served from node_modules: the docs page needs no CDN. */
 const SWAGGER_UI_DIR = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
@@ -40,19 +45,45 @@ const INIT = `window.ui = SwaggerUIBundle({
 /** Everything the page loads comes from this server (scripts only from files, no inline code). */
 const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; object-src 'none'; frame-ancestors 'none'";
 
-/** GET /openapi.json and the interactive docs at GET /docs; no authentication. */
-export function docsRoutes(ctx: AppContext): Router {
-  const router = Router();
-  const document = JSON.stringify(buildOpenApiDocument(ctx.env.PUBLIC_BASE_URL));
+export const docsRouteTable = new RouteTable();
 
-  router.get("/openapi.json", (_req, res) => {
-    res.setHeader("Cache-Control", "no-cache");
-    res.type("application/json").send(document);
-  });
-  router.get("/docs", (_req, res) => {
-    res.setHeader("Content-Security-Policy", CSP);
-    res.type("html").send(PAGE);
-  });
+const openapi = docsRouteTable.define({
+  method: "get",
+  path: "/openapi.json",
+  operationId: "openapi",
+  tags: ["Operations"],
+  summary: "This document",
+  responses: { 200: { description: "OpenAPI 3.1 document", content: { "application/json": { schema: z.object({}).catchall(z.unknown()) } } } },
+});
+
+const docs = docsRouteTable.define({
+  method: "get",
+  path: "/docs",
+  operationId: "docs",
+  tags: ["Operations"],
+  summary: "Interactive documentation of this API",
+  responses: { 200: { description: "HTML page", content: { "text/html": { schema: z.string() } } } },
+});
+
+/** The docs page's own files are internals, not part of the API: served, not declared. */
+export function docsRoutes(document: object): Router {
+  const router = Router();
+  const body = JSON.stringify(document);
+
+  openapi.mount(
+    router,
+    openapi.handle((_input, _req, res) => {
+      res.setHeader("Cache-Control", "no-cache");
+      res.type("application/json").send(body);
+    }),
+  );
+  docs.mount(
+    router,
+    docs.handle((_input, _req, res) => {
+      res.setHeader("Content-Security-Policy", CSP);
+      res.type("html").send(PAGE);
+    }),
+  );
   router.get("/docs/init.js", (_req, res) => {
     res.type("application/javascript").send(INIT);
   });

@@ -1,0 +1,291 @@
+/**
+ * The compatibility surface (SPEC §4.3, reference §12.5): the search itself at /search.json and
+ * /search (what the official clients call), the archive of the caller's searches, the location
+ * look-up and the account. Mounted before the /v1 authentication: each route authenticates itself,
+ * accepting the key as `api_key` too, and answers errors as `{"error": "..."}` (its own error
+ * middleware, compat/errors.ts).
+ */
+import { Router, type RequestHandler } from "express";
+import { z } from "zod";
+import { ApiError, isJobId } from "@serp/shared";
+import type { JobRecord } from "@serp/store";
+import { authenticate, queryKey } from "../auth.js";
+import { cacheOption } from "../compat/cache.js";
+import { compatErrorSurface } from "../compat/errors.js";
+import { answer, checkFormat, formatOf } from "../compat/formats.js";
+import { publicBaseUrl } from "../compat/links.js";
+import { compatSearchQuery, jobRequest, parseSearch, searchOfJob, type CompatSearch } from "../compat/params.js";
+import { SearchQueries, keptQuery } from "../compat/queries.js";
+import { envelope } from "../compat/response.js";
+import type { AppContext } from "../context.js";
+import { errorMiddleware } from "../errors.js";
+import { submitter } from "../limits/index.js";
+import { compatErrors, compatSecurity as security, json, rateHeaders } from "../openapi/responses.js";
+import * as s from "../openapi/schemas.js";
+import { RouteTable } from "./define.js";
+
+const LOCATIONS_DEFAULT_LIMIT = 10;
+const LOCATIONS_MAX_LIMIT = 100;
+
+export const compatRouteTable = new RouteTable();
+
+/**
+ * The compatibility routes validate in their handlers, with the reference API's wording. The
+ * searches parse their query with the very schema they declare (`parseSearch`, compat/params.ts),
+ * whose location look-up needs the app's location list; the other routes' schemas document what
+ * their handlers accept.
+ */
+const validate = false;
+
+const searchDescription =
+  "Runs one live job (1 credit; failed searches are free) and answers in the reference search-results API's shape; " +
+  "with async=true it answers at once (status Processing) and the result is read at /searches/{id}.json. " +
+  "Parameters that cannot be applied (num, the domain selector, safe, source) are ignored. output=html answers the " +
+  "upstream page itself (search_metadata.raw_html_file links to it), output=md (or Accept: text/markdown) compact markdown. " +
+  "Rate-limited per account.";
+
+const searchJson = ["/search.json", "/search"].map((path) =>
+  compatRouteTable.define({
+    method: "get",
+    path,
+    operationId: path === "/search" ? "compatSearchAlias" : "compatSearch",
+    tags: ["Compatibility"],
+    summary: path === "/search" ? "Alias of /search.json" : "Search in the reference API's style",
+    description: searchDescription,
+    security,
+    request: { query: compatSearchQuery },
+    responses: {
+      200: {
+        description: "The results (JSON; the upstream page with output=html; markdown with output=md or Accept: text/markdown)",
+        headers: rateHeaders,
+        content: { "application/json": { schema: s.compatSearchResponse }, "text/html": { schema: z.string() }, "text/markdown": { schema: z.string() } },
+      },
+      ...compatErrors(400, 401, 402, 429, 502),
+    },
+    validate,
+  }),
+);
+
+const headRefused = (path: string, operationId: string) =>
+  compatRouteTable.define({
+    method: "head",
+    path,
+    operationId,
+    tags: ["Compatibility"],
+    summary: "Not allowed: a HEAD would run a billed search",
+    responses: { 405: { description: "Use GET (Allow: GET)" } },
+  });
+
+const searchJsonHead = (["/search.json", "/search"] as const).map((path) => headRefused(path, path === "/search" ? "compatSearchAliasHead" : "compatSearchHead"));
+
+const searchForms = (["html", "md"] as const).map((form) => {
+  const path = `/search.${form}`;
+  const search = compatRouteTable.define({
+    method: "get",
+    path,
+    operationId: form === "html" ? "compatSearchHtml" : "compatSearchMarkdown",
+    tags: ["Compatibility"],
+    summary: form === "html" ? "A search, answered with the upstream page itself" : "A search, answered in markdown",
+    description:
+      form === "html"
+        ? "As /search.json with output=html: runs the search (billed alike) and answers the upstream page it was parsed from, " +
+          "sandboxed (Content-Security-Policy: sandbox). 400 when the service keeps no pages (RAW_HTML_RETENTION_SECONDS=0)."
+        : "As /search.json with output=md: the same result as compact markdown (a heading per block, numbered results with " +
+          "title, link and snippet), for agents.",
+    security,
+    request: { query: compatSearchQuery },
+    responses: {
+      200: {
+        description: form === "html" ? "The upstream page" : "The result in markdown",
+        headers: rateHeaders,
+        content: form === "html" ? { "text/html": { schema: z.string() } } : { "text/markdown": { schema: z.string() } },
+      },
+      ...compatErrors(400, 401, 402, 429, 502),
+    },
+    validate,
+  });
+  return { search, head: headRefused(path, form === "html" ? "compatSearchHtmlHead" : "compatSearchMarkdownHead") };
+});
+
+const archivedSearch = compatRouteTable.define({
+  method: "get",
+  path: "/searches/{id}",
+  operationId: "compatArchivedSearch",
+  tags: ["Compatibility"],
+  summary: "A past search of the caller by its search_metadata.id (a trailing .json is accepted; .html the page, .md markdown)",
+  description:
+    "The search as /search.json answered it. `{id}.html` (or output=html) is its upstream page while it is kept " +
+    "(search_metadata.raw_html_file links there); `{id}.md` (or output=md) the markdown rendering.",
+  security,
+  request: {
+    params: z.object({ id: z.string().meta({ description: "search_metadata.id, optionally followed by .json, .html or .md", example: "job_01JZ8K3Q4V7X9YB2C5D6E7F8G9.json" }) }),
+    query: z.object({
+      api_key: z.string().optional().meta({ description: "The API key, when not sent as a Bearer token" }),
+      output: z.enum(["json", "html", "md"]).optional().meta({ description: "The form of the answer when the id has no extension. Default json" }),
+    }),
+  },
+  responses: {
+    200: {
+      description: "The search as /search.json answered it (or its page, or its markdown)",
+      content: { "application/json": { schema: s.compatSearchResponse }, "text/html": { schema: z.string() }, "text/markdown": { schema: z.string() } },
+    },
+    ...compatErrors(401, 404),
+  },
+  validate,
+});
+
+const account = (["/account", "/account.json"] as const).map((path) =>
+  compatRouteTable.define({
+    method: "get",
+    path,
+    operationId: path === "/account" ? "compatAccount" : "compatAccountJson",
+    tags: ["Compatibility"],
+    summary: "Account information in the reference API's style",
+    description: "Searches left is the credits available now (a search costs 1).",
+    security,
+    request: { query: z.object({ api_key: z.string().optional() }) },
+    responses: { 200: json(s.compatAccount, "The account"), ...compatErrors(401) },
+    validate,
+  }),
+);
+
+const locations = compatRouteTable.define({
+  method: "get",
+  path: "/locations.json",
+  operationId: "locations",
+  tags: ["Compatibility"],
+  summary: "Look up canonical location names",
+  description: "Locations whose name starts with q (empty unless a location list is configured).",
+  request: {
+    query: z.object({
+      q: z.string().optional().meta({ example: "Austin" }),
+      limit: z.int().min(1).max(100).default(10).meta({ description: "Most locations to return" }),
+    }),
+  },
+  responses: { 200: json(z.array(s.compatLocation), "Matching locations"), ...compatErrors(400) },
+  validate,
+});
+
+export function compatRoutes(ctx: AppContext): Router {
+  const router = Router();
+  const base = publicBaseUrl(ctx.env);
+  const auth = authenticate(ctx.accounts, { allowQueryKey: true });
+  const queries = new SearchQueries(ctx.redis, ctx.keys, ctx.jobs.retentionSeconds);
+
+  /** The search a stored job stands for: as it was asked here when its query is kept, else rebuilt from the job. */
+  async function searchOf(record: JobRecord): Promise<CompatSearch> {
+    const kept = await queries.load(record.job.id);
+    if (kept) {
+      try {
+        const search = parseSearch(kept, ctx.locations);
+        if (search.kind.endpoint === record.job.endpoint) return search;
+      } catch {
+        // The location list changed since: fall back to the job's own params.
+      }
+    }
+    return searchOfJob(record.job);
+  }
+
+  /** A request with no key at all is told both ways to send one; then the key is checked (req.accountId, or 401). */
+  const keyPresented: RequestHandler = (req, _res, next) => {
+    if (req.get("authorization") === undefined && queryKey(req) === undefined) {
+      throw new ApiError("unauthorized", "Missing API key: send the `api_key` parameter or an 'Authorization: Bearer sk_…' header.");
+    }
+    next();
+  };
+  const authenticated = [keyPresented, auth];
+
+  // Express answers HEAD with a GET route mounted before it; a search must never run (and bill) for a HEAD.
+  const refuseHead: RequestHandler = (_req, res) => {
+    res.status(405).set("Allow", "GET").end();
+  };
+  for (const head of [...searchJsonHead, ...searchForms.map((f) => f.head)]) head.mount(router, refuseHead);
+
+  const runSearch: RequestHandler = async (req, res) => {
+    const accountId = req.accountId!;
+    const search = parseSearch(req.query, ctx.locations);
+    const format = formatOf(req);
+    checkFormat(format, ctx.rawPages);
+    const outcome = await ctx.jobService.submit(submitter(req, res), { ...jobRequest(search), ...cacheOption(search, ctx.env.CACHE_TTL_SECONDS) });
+    // A live search's outcome holds the final record, the upstream URL included; an async one's the queued job.
+    const record: JobRecord = outcome.status === 200 ? outcome.record : { job: outcome.body.job, accountId, result: null, upstreamUrl: null };
+    await queries.save(record.job.id, keptQuery(req.query)).catch((err: unknown) => req.log?.warn({ err }, "compat query not kept"));
+    if (record.job.status === "failed") throw new ApiError("upstream_error", record.job.error ?? "The search failed upstream.");
+    await answer(req, res, { format, body: envelope(search, record, base), record, pages: ctx.rawPages, base });
+  };
+  for (const route of [...searchJson, ...searchForms.map((f) => f.search)]) route.mount(router, ...authenticated, ctx.rateLimit, runSearch);
+
+  // The archive: GET /searches/<id>.json (or without .json; .html the page, .md markdown), for the caller's own searches only.
+  archivedSearch.mount(router, ...authenticated, async (req, res) => {
+    const accountId = req.accountId!;
+    const id = String(req.params.id).replace(/\.(json|html|md)$/, "");
+    const format = formatOf(req);
+    const record = isJobId(id) ? await ctx.jobs.get(id) : null;
+    // Another account's search is as unknown as an expired one.
+    if (!record || record.accountId !== accountId) throw new ApiError("not_found", `No search ${id}.`);
+    await answer(req, res, { format, body: envelope(await searchOf(record), record, base), record, pages: ctx.rawPages, base });
+  });
+
+  // Location look-up (reference §11.1): no key needed, a bare array, empty without a location list.
+  locations.mount(router, (req, res) => {
+    const q = typeof req.query.q === "string" ? req.query.q.trim() : "";
+    const rawLimit = req.query.limit;
+    const limit = rawLimit === undefined || rawLimit === "" ? LOCATIONS_DEFAULT_LIMIT : Number(rawLimit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > LOCATIONS_MAX_LIMIT) {
+      throw new ApiError("invalid_request", `\`limit\` parameter must be an integer from 1 to ${LOCATIONS_MAX_LIMIT}.`);
+    }
+    res.json(q ? (ctx.locations.search?.(q, limit) ?? []) : []);
+  });
+
+  // The caller's account: searches left is the credits available now (a search costs 1).
+  for (const route of account) {
+    route.mount(router, ...authenticated, async (req, res) => {
+      const account = await ctx.accounts.get(req.accountId!);
+      if (!account) throw new ApiError("unauthorized", "The account of this key no longer exists.");
+      const left = Math.max(account.balance - account.reserved, 0);
+      res.json({
+        account_id: account.id,
+        account_name: account.name,
+        plan_name: "Credits",
+        total_searches_left: left,
+        plan_searches_left: left,
+        extra_credits: 0,
+        credits_balance: account.balance,
+        credits_reserved: account.reserved,
+      });
+    });
+  }
+
+  // Keep last: it covers the paths of every route registered above.
+  refuseOtherMethods(router);
+  // Only failures of the routes above reach it: errors of the app's other routers skip this router.
+  router.use(errorMiddleware(compatErrorSurface));
+  return router;
+}
+
+/**
+ * Any other method on a path this router serves (`POST /search.json`, `DELETE /account`…) is a
+ * 405 in this endpoint's `{"error": "..."}` shape, with `Allow` naming the methods the path does
+ * serve, instead of falling through to the job API's 404 shape. Derived from the routes already
+ * registered, so a route added later gets its 405 without more code. HEAD is left out of Allow:
+ * the search paths refuse it, and elsewhere Express serves it from GET.
+ */
+function refuseOtherMethods(router: Router): void {
+  const allowed = new Map<string, Set<string>>();
+  for (const layer of router.stack) {
+    if (!layer.route) continue;
+    const paths = [layer.route.path as string | string[]].flat();
+    for (const path of paths) {
+      const methods = allowed.get(path) ?? allowed.set(path, new Set()).get(path)!;
+      for (const handler of layer.route.stack) if (handler.method && handler.method !== "head") methods.add(handler.method.toUpperCase());
+    }
+  }
+  for (const [path, methods] of allowed) {
+    if (methods.size === 0) continue;
+    const allow = [...methods].join(", ");
+    router.all(path, (req, res) => {
+      res.setHeader("Allow", allow);
+      throw new ApiError("method_not_allowed", `Method ${req.method} is not allowed on ${req.path}: use ${allow}.`);
+    });
+  }
+}

@@ -1,0 +1,30 @@
+/** web-images: image results for a query. */
+import { z } from "zod";
+import { UNBOUNDED_PAGE_MAX, located, pageSchema, paramsObject, querySchema, regional } from "../fields.js";
+import { defineKind } from "./kind.js";
+
+export const imageResultSchema = z.object({
+  position: z.int(),
+  title: z.string().optional(),
+  link: z.string().optional(),
+  source: z.string().optional(),
+  original: z.string().optional(),
+  original_width: z.int().optional(),
+  original_height: z.int().optional(),
+  thumbnail: z.string().optional(),
+});
+export type ImageResult = z.infer<typeof imageResultSchema>;
+
+export const imagesBlocksSchema = z.object({ images_results: z.array(imageResultSchema) });
+export type ImagesBlocks = z.infer<typeof imagesBlocksSchema>;
+
+export const webImages = defineKind({
+  params: paramsObject({ query: querySchema, ...regional, page: pageSchema(UNBOUNDED_PAGE_MAX).optional(), ...located }),
+  blocks: imagesBlocksSchema,
+  defaults: { page: 1 },
+  tool: {
+    title: "Image search",
+    returns:
+      "Image results for a query: images_results, each with the source page, original image URL and size, and thumbnail.",
+  },
+});

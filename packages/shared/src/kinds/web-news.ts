@@ -1,0 +1,30 @@
+/** web-news: news articles for a query (SPEC §2.5 news items). */
+import { z } from "zod";
+import { located, pageSchema, paramsObject, querySchema, regional } from "../fields.js";
+import { defineKind } from "./kind.js";
+
+export const newsItemSchema = z.object({
+  position: z.int(),
+  title: z.string(),
+  link: z.string(),
+  source: z.string(),
+  date: z.string().meta({ description: "Relative age text" }),
+  snippet: z.string().nullable(),
+  thumbnail: z.string().optional().meta({ description: "Inline image data URI, may be shortened" }),
+});
+export type NewsItem = z.infer<typeof newsItemSchema>;
+
+export const newsBlocksSchema = z.object({ news_results: z.array(newsItemSchema) });
+export type NewsBlocks = z.infer<typeof newsBlocksSchema>;
+
+export const webNews = defineKind({
+  params: paramsObject({ query: querySchema, ...regional, page: pageSchema(10).optional(), ...located }),
+  blocks: newsBlocksSchema,
+  defaults: { page: 1 },
+  pagedList: { list: "news_results", step: 10 },
+  tool: {
+    title: "News search",
+    returns:
+      "News articles for a query: news_results, each with position, title, link, source, date, snippet and thumbnail.",
+  },
+});

@@ -1,0 +1,143 @@
+/**
+ * web-search: a web results page, in the reference API's block and field names (DECISIONS.md,
+ * Results). A field the page does not show is left out.
+ */
+import { z } from "zod";
+import { deviceSchema, located, pageSchema, paramsObject, querySchema, regional } from "../fields.js";
+import { defineKind } from "./kind.js";
+import { localPlaceSchema } from "./web-local.js";
+
+export const linkSchema = z.object({ title: z.string(), link: z.string() });
+export type Link = z.infer<typeof linkSchema>;
+
+export const organicResultSchema = z.object({
+  position: z.int(),
+  title: z.string(),
+  link: z.string(),
+  displayed_link: z.string().optional(),
+  source: z.string().optional(),
+  snippet: z.string().optional(),
+  date: z.string().optional(),
+  sitelinks: z
+    .object({ inline: z.array(linkSchema).optional(), expanded: z.array(linkSchema.extend({ snippet: z.string().optional() })).optional() })
+    .optional(),
+});
+export type OrganicResult = z.infer<typeof organicResultSchema>;
+
+export const adResultSchema = z.object({
+  position: z.int(),
+  block_position: z.enum(["top", "bottom", "middle", "right"]),
+  title: z.string(),
+  /** When absent, the click redirect is in `tracking_link`. */
+  link: z.string().optional().meta({ description: "Where the ad leads; absent when the page shows only the click redirect" }),
+  displayed_link: z.string().optional(),
+  tracking_link: z.string().optional().meta({ description: "The search engine's click redirect (/aclk?…), never the destination" }),
+  description: z.string().optional(),
+  source: z.string().optional(),
+  sitelinks: z.array(linkSchema).optional(),
+});
+export type AdResult = z.infer<typeof adResultSchema>;
+
+export const aiOverviewSchema = z.object({
+  text_blocks: z.array(
+    z.object({
+      type: z.enum(["paragraph", "list", "heading"]),
+      snippet: z.string().optional(),
+      /** Words the overview highlights in the snippet. */
+      snippet_highlighted_words: z.array(z.string()).optional(),
+      /** List items; `title` is the bold lead-in some items start with (`Sunlight is White Light:`). */
+      list: z.array(z.object({ title: z.string().optional(), snippet: z.string() })).optional(),
+    }),
+  ),
+  references: z
+    .array(z.object({ title: z.string(), link: z.string(), snippet: z.string().optional(), source: z.string().optional(), index: z.int() }))
+    .optional(),
+});
+export type AiOverview = z.infer<typeof aiOverviewSchema>;
+
+export const relatedQuestionSchema = z.object({
+  question: z.string(),
+  snippet: z.string().optional().meta({ description: "The answer's text (a list answer: its heading), where the page shows one" }),
+  list: z.array(z.string()).optional().meta({ description: "Items of an answer shown as a list" }),
+  /** Date printed under the answer (`Oct 13, 2025`). */
+  date: z.string().optional(),
+  title: z.string().optional().meta({ description: "Title of the result the answer quotes" }),
+  link: z.string().optional().meta({ description: "Link of the result the answer quotes" }),
+  displayed_link: z.string().optional(),
+});
+export type RelatedQuestion = z.infer<typeof relatedQuestionSchema>;
+
+/** A place of a local or hotel pack: the local item, with the price its card shows, as the reference API's local pack has it. */
+export const localPackPlaceSchema = localPlaceSchema.extend({
+  price: z.string().optional().meta({ description: "Price the card shows: a price level ($$) or a hotel's nightly price ($152)" }),
+});
+export type LocalPackPlace = z.infer<typeof localPackPlaceSchema>;
+
+export const topStorySchema = z.object({
+  title: z.string(),
+  link: z.string(),
+  source: z.string().optional(),
+  date: z.string().optional(),
+  thumbnail: z.string().optional(),
+});
+export type TopStory = z.infer<typeof topStorySchema>;
+
+/** A post of a "Discussions and forums" card: only what the card shows. */
+export const discussionAndForumSchema = z.object({
+  position: z.int(),
+  title: z.string(),
+  link: z.string(),
+  /** The site as the card prints it (`www.quora.com`). */
+  source: z.string().optional(),
+  date: z.string().optional(),
+  /** Other facts on the card's line (`51 posts`). */
+  extensions: z.array(z.string()).optional(),
+});
+export type DiscussionAndForum = z.infer<typeof discussionAndForumSchema>;
+
+export const knowledgeGraphSchema = z.object({
+  title: z.string(),
+  type: z.string().optional(),
+  description: z.string().optional(),
+  source: z.object({ name: z.string(), link: z.string().optional() }).optional(),
+  website: z.string().optional(),
+  /** Attribute rows (`Born: …`) in snake_case keys. */
+  attributes: z.record(z.string(), z.string()).optional(),
+});
+export type KnowledgeGraph = z.infer<typeof knowledgeGraphSchema>;
+
+export const relatedSearchSchema = z.object({ query: z.string(), link: z.string() });
+export type RelatedSearch = z.infer<typeof relatedSearchSchema>;
+
+export const webSearchBlocksSchema = z.object({
+  organic_results: z.array(organicResultSchema),
+  ads: z.array(adResultSchema).optional(),
+  ai_overview: aiOverviewSchema.optional(),
+  related_questions: z.array(relatedQuestionSchema).optional(),
+  local_results: z.object({ places: z.array(localPackPlaceSchema), more_locations_link: z.string().optional() }).optional(),
+  top_stories: z.array(topStorySchema).optional(),
+  discussions_and_forums: z.array(discussionAndForumSchema).optional(),
+  knowledge_graph: knowledgeGraphSchema.optional(),
+  related_searches: z.array(relatedSearchSchema).optional(),
+  search_information: z
+    .object({ total_results: z.number().optional(), time_taken_displayed: z.number().optional(), query_displayed: z.string().optional() })
+    .optional(),
+});
+export type WebSearchBlocks = z.infer<typeof webSearchBlocksSchema>;
+
+export const webSearch = defineKind({
+  params: paramsObject({
+    query: querySchema, ...regional, device: deviceSchema.optional(), page: pageSchema(10).optional(), ...located,
+  }),
+  blocks: webSearchBlocksSchema,
+  defaults: { page: 1, device: "desktop" },
+  pagedList: { list: "organic_results", step: 10 },
+  tool: {
+    title: "Web search",
+    returns:
+      "Web search results for a query: organic_results (title, link, snippet), ads, ai_overview, related_questions (question, " +
+      "and the answer's snippet, title and link where the page shows them), local_results (a local or hotel pack: places with " +
+      "rating, reviews, type, address and the price a card shows), top_stories, discussions_and_forums (forum posts: title, " +
+      "link, source), knowledge_graph and related_searches.",
+  },
+});

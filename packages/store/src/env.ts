@@ -1,0 +1,45 @@
+/**
+ * The store's settings, as Zod env fragments each app composes into its one schema (apps/api and
+ * apps/worker `env.ts`; the CLI takes what it needs): each variable, its rule and its default are
+ * written here only.
+ */
+import { z } from "zod";
+import { DEFAULT_MAX_JOBS_IN_FLIGHT, DEFAULT_RATE_LIMIT_PER_MINUTE } from "./limits.js";
+import { DEFAULT_JOB_HOT_SECONDS } from "./pg/archive.js";
+import { DEFAULT_RAW_HTML_RETENTION_SECONDS } from "./raw-pages.js";
+
+/** The Redis a process uses when REDIS_URL is unset. */
+export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
+
+const count = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
+
+/** Where Redis and PostgreSQL are, and how long jobs, results and pages are kept: the API and the workers read the same. */
+export const storeEnv = z.object({
+  REDIS_URL: z.string().url().default(DEFAULT_REDIS_URL),
+  /**
+   * PostgreSQL (postgres://…): the ledger, accounts and keys, and job history (npm start runs a private one when
+   * unset). Unset here: no PostgreSQL, the ledger stays in its bounded Redis stream (tests and trials only).
+   */
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "DATABASE_URL is a postgres:// URL").optional(),
+  /** Key prefix in Redis: isolates deployments sharing one Redis. */
+  SERP_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/).default("serp"),
+  JOB_RETENTION_SECONDS: z.coerce.number().int().min(1).default(7 * 24 * 3600),
+  /** How long a final job stays whole in Redis; after it, only the archive in PostgreSQL holds it (until JOB_RETENTION_SECONDS). */
+  JOB_HOT_SECONDS: z.coerce.number().int().min(1).default(DEFAULT_JOB_HOT_SECONDS),
+  /** Seconds a completed result answers identical searches from the result cache; 0 turns the cache off. */
+  CACHE_TTL_SECONDS: z.coerce.number().int().min(0).default(3600),
+  /** Credits a job answered from the cache costs: the spec's 1, or 0 for the model API's free cached searches. */
+  CACHE_HIT_CREDITS: z.coerce.number().int().min(0).max(1).default(1),
+  /** Seconds each completed job's upstream page is kept, compressed (the workers keep it; the API serves it); 0 keeps none. */
+  RAW_HTML_RETENTION_SECONDS: z.coerce.number().int().min(0).default(DEFAULT_RAW_HTML_RETENTION_SECONDS),
+  /** Accept postback URLs on loopback, private, link-local and CGNAT addresses: tests and private deployments only. */
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: z.stringbool().default(false),
+});
+
+/** The per-account limits every account has unless it has an override (the API enforces them; the CLI shows them). */
+export const limitsEnv = z.object({
+  /** Per-account requests per minute on the job-submitting routes; 0 = none. */
+  RATE_LIMIT_PER_MINUTE: count(DEFAULT_RATE_LIMIT_PER_MINUTE),
+  /** Per-account jobs pending or processing at once; 0 = none. */
+  MAX_JOBS_IN_FLIGHT: count(DEFAULT_MAX_JOBS_IN_FLIGHT),
+});
