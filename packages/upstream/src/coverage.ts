@@ -41,9 +41,8 @@ import {
   type LandmarkSpec,
 } from "./html/index.js";
 import { targetUrl, unwrapWayback } from "./values.js";
-import { kindOf } from "./kinds/index.js";
-import { PARSERS } from "./parsers/index.js";
-import { LANDMARKS_BY_ID as WEB_LANDMARKS_BY_ID } from "./parsers/web/index.js";
+import { kindOf, PARSERS } from "./kinds/index.js";
+import { LANDMARKS_BY_ID as WEB_LANDMARKS_BY_ID } from "./kinds/web-search/index.js";
 
 export type Coverage = ParseCoverage;
 

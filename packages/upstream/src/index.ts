@@ -9,7 +9,7 @@ export { DirectAgents, fetchPage, type FetchFailure, type FetchRequest, type Fet
 export { ImpersonatingClients } from "./impersonate.js";
 export { BROWSER_DEFAULTS, BrowserPool, rssMb, type BrowserOptions, type BrowserRequest } from "./browser.js";
 export { Locations, parseCsv, type LocationRow } from "./locations.js";
-export * from "./parsers/index.js";
+export * from "./kinds/index.js";
 export {
   acceptLanguage,
   allProfiles,

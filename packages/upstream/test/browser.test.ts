@@ -13,7 +13,7 @@ import { chromium, type BrowserServer } from "playwright-core";
 import { startReplayServer, type ReplayServer } from "@serp/replay";
 import { BrowserPool, BROWSER_DEFAULTS, type BrowserRequest } from "../src/browser.js";
 import { classify } from "../src/classify.js";
-import { PARSERS } from "../src/parsers/index.js";
+import { PARSERS } from "../src/kinds/index.js";
 import { FIXTURES_DIR, fixturesAvailable } from "./fixtures-dir.js";
 
 const CHROMIUM = process.env.BROWSER_EXECUTABLE_PATH ?? BROWSER_DEFAULTS.executablePath;

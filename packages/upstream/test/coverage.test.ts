@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import type { Endpoint, WebSearchBlocks } from "@serp/shared";
 import { COVERAGE_THRESHOLDS, coverage, parsePage, understood } from "../src/coverage.js";
 import { parseHtml, withDocument } from "../src/html/index.js";
-import { PARSERS } from "../src/parsers/index.js";
+import { PARSERS } from "../src/kinds/index.js";
 import { cutInRegion, REGION_IDS } from "./cut-region.js";
 import { FIXTURES_DIR, fixturesAvailable } from "./fixtures-dir.js";
 

@@ -16,7 +16,7 @@ import { parse } from "parse5";
 import { adapter } from "parse5-htmlparser2-tree-adapter";
 import { all, first, parseHtml, scan, text } from "../src/html/index.js";
 import { selectorsSeen } from "../src/html/sieve.js";
-import { PARSERS } from "../src/parsers/index.js";
+import { PARSERS } from "../src/kinds/index.js";
 import { FIXTURES_DIR, fixturesAvailable } from "./fixtures-dir.js";
 
 /** css-select's compiled query per selector, compiled once for every page (as css-select itself would per call). */

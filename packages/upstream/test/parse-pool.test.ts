@@ -12,7 +12,7 @@ import type { Endpoint, JobParams } from "@serp/shared";
 import { resolveUpstreamOptions } from "../src/config.js";
 import { parsePage } from "../src/coverage.js";
 import { createParsePool, type ParsePool } from "../src/parse-pool.js";
-import { PARSERS } from "../src/parsers/index.js";
+import { PARSERS } from "../src/kinds/index.js";
 import { createUpstream } from "../src/scrape.js";
 import { FIXTURES_DIR, fixturesAvailable } from "./fixtures-dir.js";
 

@@ -3,15 +3,15 @@
  * The table is typed by endpoint, so a kind left out (or one the shared endpoints do not know) fails
  * the typecheck. Read by the generic code: `buildUrl` (urls.ts), `profilesFor` and the table schema
  * (profiles.ts), `classify`, `parsePage` and `coverage` (coverage.ts), the scrape loop's judgement
- * (scrape.ts) and `PARSERS` (parsers/index.ts).
+ * (scrape.ts) and `PARSERS` (below).
  */
-import { ENDPOINTS, type Endpoint } from "@serp/shared";
+import { ENDPOINTS, type BlocksByEndpoint, type Endpoint } from "@serp/shared";
 import type { UpstreamKind } from "./kind.js";
 import { webAutocomplete } from "./web-autocomplete.js";
 import { webImages } from "./web-images.js";
 import { webLocal } from "./web-local.js";
 import { webNews } from "./web-news.js";
-import { webSearch } from "./web-search.js";
+import { webSearch } from "./web-search/index.js";
 import { webShoppingProductInfo } from "./web-shopping-product-info.js";
 import { webShoppingProduct } from "./web-shopping-product.js";
 import { webShoppingSearch } from "./web-shopping-search.js";
@@ -40,3 +40,15 @@ export type ProfileSet = Endpoint | VariantSet<(typeof KINDS)[Endpoint]>;
 
 /** Every profile-table key, in the table's order: the endpoints', then the variants'. */
 export const PROFILE_SETS: readonly ProfileSet[] = [...ENDPOINTS, ...ENDPOINTS.flatMap((e) => kindOf(e).variants?.map((v) => v.set as ProfileSet) ?? [])];
+
+/** One pure parser per result kind, as each kind's module names it: the upstream's body text in, typed blocks out. */
+export const PARSERS = Object.fromEntries(ENDPOINTS.map((e) => [e, kindOf(e).parse])) as { [E in Endpoint]: (body: string) => BlocksByEndpoint[E] };
+
+export { parseAutocomplete } from "./web-autocomplete.js";
+export { parseImages } from "./web-images.js";
+export { parseLocal } from "./web-local.js";
+export { parseNews } from "./web-news.js";
+export { parseProductInfo } from "./web-shopping-product-info.js";
+export { parseSellers } from "./web-shopping-product.js";
+export { parseShopping } from "./web-shopping-search.js";
+export { parseWebSearch } from "./web-search/index.js";

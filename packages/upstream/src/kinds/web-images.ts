@@ -1,8 +1,19 @@
-/** Images: the image grid of the results search. */
-import { parseImages } from "../parsers/images.js";
+/**
+ * Images search (`tbm=isch` / `udm=2`) → `images_results`. Each layout the upstream has served is one
+ * row of LAYOUTS: the selector of its tiles, the parts a tile is read from and how to read them. The
+ * page is scanned once for the tiles of every layout and their parts; the first layout whose tiles are
+ * on the page reads them all, each tile from the parts lying in it. Whatever the layout, an `/imgres?`
+ * link inside a tile is read too: its query carries the full image URL, the source page and the size.
+ */
+import type { ImageResult, ImagesBlocks } from "@serp/shared";
+import { textContent } from "domutils";
+import { isTag } from "domhandler";
+import { all, attr, parseHtml, scan, scansOf, text, type AnyNode, type Element, type Scan } from "../html/index.js";
+import { targetUrl, unwrapWayback } from "../values.js";
 import { filled, type UpstreamKind } from "./kind.js";
 import { searchTarget } from "./url-forms.js";
 
+/** Images: the image grid of the results search. */
 export const webImages = {
   url: (params, form, ctx) => searchTarget(params, form, ctx, { tab: { modern: [["udm", "2"]], basic: [["tbm", "isch"]] } }),
   parse: parseImages,
@@ -15,3 +26,291 @@ export const webImages = {
   hasContent: (b) => filled(b.images_results),
   empty: () => ({ images_results: [] }),
 } as const satisfies UpstreamKind<"web-images">;
+
+/** Images tab as a browser renders it (`udm=2`, 2025): one `data-attrid` tile per image. */
+const MODERN = {
+  tile: 'div[data-attrid="images universal"]',
+  link: "a.EZAeBe[href]",
+  title: ".toI8Rb",
+  source: ".guK3rf",
+  image: ".H8Rx8c img",
+} as const;
+
+/**
+ * Desktop grid of 2020–2022 (`div.isv-r`, images/string-term-images-desktop-2021-wayback): the tile
+ * carries the image's id (`data-id`) and full size (`data-ow`/`data-oh`); its thumbnail link holds
+ * the `img` (a placeholder with the URL in `data-src` below the first rows), its caption link
+ * (`a.VFACy`) the page, the title (`title`) and the site (`.fxgdke`). The full-size URL is only in
+ * the page's data script, keyed by the tile's id: see `originalsOf`.
+ */
+const GRID_2021 = {
+  tile: "div.isv-r",
+  link: "a.VFACy[href]",
+  source: ".fxgdke",
+  image: "img",
+} as const;
+
+/**
+ * Basic HTML grid (`gbv=1`, 2017): a table cell per image holding the link, the thumbnail, a `<cite>`
+ * site name, then the title and a "1024 × 768 - 45k - jpg" line, separated by `<br>`.
+ */
+const BASIC_TABLE = {
+  tile: "table.images_table td",
+  link: "a[href]",
+  image: "img",
+  source: "cite",
+} as const;
+
+/** Basic XHTML-mobile grid (2022): a cell per image, the title and site as two spans under the link. */
+const BASIC_MOBILE = {
+  tile: "td.e3goi",
+  link: "a[href]",
+  image: "img",
+  title: ".x3G5ab",
+  source: ".F9iS2e",
+} as const;
+
+/** Light layouts (`/wml/search`, older basic pages): each image is an `/imgres?` link, nothing else. */
+const IMGRES = {
+  link: 'a[href*="/imgres?"]',
+  image: "img",
+} as const;
+
+type Fields = Omit<ImageResult, "position">;
+
+interface Layout {
+  name: string;
+  tiles: string;
+  /** What a tile is read from, found in one scan of the tile (its `/imgres?` link is added). */
+  parts: readonly string[];
+  read: (tile: Element, parts: Scan) => Fields;
+}
+
+const LAYOUTS: Layout[] = [
+  {
+    name: "udm2-2025",
+    tiles: MODERN.tile,
+    parts: [MODERN.image, MODERN.title, MODERN.link, MODERN.source],
+    read: (tile, parts) => {
+      const img = parts.first(MODERN.image);
+      return {
+        title: parts.textOf(MODERN.title) ?? (attr(img, "alt") || undefined),
+        link: pageLink(attr(parts.first(MODERN.link), "href") ?? attr(tile, "data-lpage")),
+        source: parts.textOf(MODERN.source),
+        thumbnail: thumbnailOf(img),
+      };
+    },
+  },
+  {
+    name: "isv-grid-2021",
+    tiles: GRID_2021.tile,
+    parts: [GRID_2021.link, GRID_2021.source, GRID_2021.image],
+    read: (tile, parts) => {
+      const a = parts.first(GRID_2021.link);
+      const img = parts.first(GRID_2021.image);
+      return {
+        title: attr(a, "title") || attr(img, "alt") || undefined,
+        link: pageLink(attr(a, "href")),
+        source: parts.textOf(GRID_2021.source),
+        thumbnail: thumbnailOf(img),
+        original_width: positiveInt(attr(tile, "data-ow") ?? null),
+        original_height: positiveInt(attr(tile, "data-oh") ?? null),
+      };
+    },
+  },
+  {
+    name: "basic-table-2017",
+    tiles: BASIC_TABLE.tile,
+    parts: [BASIC_TABLE.source, BASIC_TABLE.link, BASIC_TABLE.image],
+    read: (tile, parts) => {
+      const source = attr(parts.first(BASIC_TABLE.source), "title") ?? parts.textOf(BASIC_TABLE.source);
+      const lines = brLines(tile).filter((l) => l && l !== source);
+      const size = lines.map(imageSize).find((s) => s !== undefined);
+      const title = lines.find((l) => imageSize(l) === undefined);
+      return {
+        title,
+        link: pageLink(attr(parts.first(BASIC_TABLE.link), "href")),
+        source,
+        thumbnail: thumbnailOf(parts.first(BASIC_TABLE.image)),
+        original_width: size?.[0],
+        original_height: size?.[1],
+      };
+    },
+  },
+  {
+    name: "basic-mobile-2022",
+    tiles: BASIC_MOBILE.tile,
+    parts: [BASIC_MOBILE.title, BASIC_MOBILE.link, BASIC_MOBILE.source, BASIC_MOBILE.image],
+    read: (_, parts) => ({
+      title: parts.textOf(BASIC_MOBILE.title),
+      link: pageLink(attr(parts.first(BASIC_MOBILE.link), "href")),
+      source: parts.textOf(BASIC_MOBILE.source),
+      thumbnail: thumbnailOf(parts.first(BASIC_MOBILE.image)),
+    }),
+  },
+  {
+    name: "imgres-links",
+    tiles: IMGRES.link,
+    parts: [IMGRES.image],
+    // Only the caption link has text; an image's alt there is a generic "Image result for …".
+    read: (a, parts) => ({ title: text(a) || undefined, thumbnail: thumbnailOf(parts.first(IMGRES.image)) }),
+  },
+];
+
+/**
+ * Deferred content: the 2021 grid serves its first rows in place and the rest in `<template>`s at the
+ * end of the page, which a script moves into the grid on load (images/string-term-images-desktop-
+ * 2021-wayback: 50 tiles in place, 53 deferred). They are part of the page as shown.
+ */
+const DEFERRED = "template";
+
+/** The page's matches, those inside its templates appended (a scan does not enter a template). */
+function withDeferred(page: Scan): { all(selector: string): readonly Element[] } {
+  const templates = page.all(DEFERRED);
+  if (templates.length === 0) return page;
+  // parse5 keeps a template's content as a fragment, the template's one child.
+  const deferred = templates.map((t) => scan(t.children[0] ?? t, PAGE_PARTS));
+  const merged = new Map<string, readonly Element[]>();
+  return {
+    all(selector) {
+      let found = merged.get(selector);
+      if (!found) merged.set(selector, (found = [...page.all(selector), ...deferred.flatMap((d) => d.all(selector))]));
+      return found;
+    },
+  };
+}
+
+/** A layout's parts and the `/imgres?` link: what a tile is read from. */
+const TILE_PARTS = new Map(LAYOUTS.map((l) => [l, [...l.parts, IMGRES.link]]));
+/** The tiles of every layout and their parts, found in one scan of the page. */
+const PAGE_PARTS = [...new Set(LAYOUTS.flatMap((l) => [l.tiles, ...TILE_PARTS.get(l)!]))];
+
+export function parseImages(html: string): ImagesBlocks {
+  const doc = parseHtml(html);
+  const page = withDeferred(scan(doc, [...PAGE_PARTS, DEFERRED]));
+  for (const layout of LAYOUTS) {
+    const tiles = page.all(layout.tiles);
+    if (tiles.length === 0) continue;
+    const parts = scansOf(tiles, TILE_PARTS.get(layout)!, (part) => page.all(part));
+    let read = tiles.map((tile, i) => withImgres(tile, parts[i]!, layout.read(tile, parts[i]!)));
+    if (layout.tiles === GRID_2021.tile) read = withOriginals(read, tiles, doc);
+    const items = mergeRepeats(read);
+    return { images_results: items.map((fields, i) => ({ position: i + 1, ...compact(fields) })) };
+  }
+  return { images_results: [] };
+}
+
+/**
+ * What an `/imgres?` link says about its image: `imgurl` (the image), `imgrefurl` (the page it is on),
+ * `w` and `h` (its size) and `tbnid` (its thumbnail's id). Wayback-rewritten links are unwrapped first.
+ */
+export function parseImgres(href: string | undefined): Fields | undefined {
+  const raw = unwrapWayback(href);
+  if (!raw?.includes("/imgres?")) return undefined;
+  let q: URLSearchParams;
+  try {
+    q = new URL(raw, "https://www.google.com").searchParams;
+  } catch {
+    return undefined;
+  }
+  const tbnid = q.get("tbnid")?.replace(/:$/, "");
+  return compact({
+    original: httpUrl(q.get("imgurl") ?? undefined),
+    link: httpUrl(q.get("imgrefurl") ?? undefined),
+    original_width: positiveInt(q.get("w")),
+    original_height: positiveInt(q.get("h")),
+    thumbnail: tbnid ? `https://encrypted-tbn0.gstatic.com/images?q=tbn:${tbnid}` : undefined,
+  });
+}
+
+/** The tile's own fields win; an `/imgres?` link inside it (or the tile itself) fills the gaps. */
+function withImgres(tile: Element, parts: Scan, fields: Fields): Fields {
+  const a = tile.name === "a" && attr(tile, "href")?.includes("/imgres?") ? tile : parts.first(IMGRES.link);
+  const res = parseImgres(attr(a, "href"));
+  return res ? { ...res, ...compact(fields) } : fields;
+}
+
+/**
+ * The full-size URL of each 2021 grid tile, read from the page's data script, where each image is
+ * `"<tile id>",["<thumbnail>",h,w],["<full-size URL>",h,w]`. One pass over the scripts' text.
+ */
+const ORIGINAL_ENTRY = /"([\w-]+)",\["https:\/\/encrypted-tbn[^"]*",\d+,\d+\]\s*,\["((?:[^"\\]|\\.)+)",\d+,\d+\]/g;
+
+function withOriginals(items: Fields[], tiles: readonly Element[], doc: AnyNode): Fields[] {
+  const ids = new Map<string, number>();
+  tiles.forEach((tile, i) => {
+    const id = attr(tile, "data-id") ?? attr(tile, "data-tbnid");
+    if (id) ids.set(id, i);
+  });
+  if (ids.size === 0 || items.length !== tiles.length) return items;
+  for (const script of all("script", doc)) {
+    const code = textContent(script);
+    if (!code.includes("encrypted-tbn")) continue;
+    for (const m of code.matchAll(ORIGINAL_ENTRY)) {
+      const i = ids.get(m[1]!);
+      if (i === undefined || items[i]!.original) continue;
+      let url: string | undefined;
+      try {
+        url = JSON.parse(`"${m[2]}"`) as string;
+      } catch {
+        continue;
+      }
+      const original = httpUrl(url);
+      if (original) items[i] = { ...items[i]!, original };
+    }
+  }
+  return items;
+}
+
+/** Light layouts link an image twice (picture, then caption): one item per image, the caption kept. */
+function mergeRepeats(items: Fields[]): Fields[] {
+  const out: Fields[] = [];
+  for (const item of items) {
+    const prev = out[out.length - 1];
+    if (prev && item.original && item.original === prev.original && item.link === prev.link) {
+      prev.title ??= item.title;
+      prev.thumbnail ??= item.thumbnail;
+    } else out.push(item);
+  }
+  return out.filter((item) => item.link ?? item.original);
+}
+
+/** Text of each `<br>`-separated line directly inside `el`, whitespace folded. */
+function brLines(el: Element): string[] {
+  const lines = [""];
+  for (const child of el.children) {
+    if (isTag(child) && child.name === "br") lines.push("");
+    else lines[lines.length - 1] += textContent(child);
+  }
+  return lines.map((l) => l.replace(/\s+/g, " ").trim());
+}
+
+/** `1024 × 768 - 454k - jpg` → [1024, 768]. */
+function imageSize(line: string): [number, number] | undefined {
+  const m = line.match(/^(\d+)\s*[×xX]\s*(\d+)\b/);
+  return m?.[1] && m[2] ? [Number(m[1]), Number(m[2])] : undefined;
+}
+
+/** The page an image is on: a redirect or archive wrapper unwrapped; for `/imgres?` links, its `imgrefurl`. */
+function pageLink(href: string | undefined): string | undefined {
+  const imgres = parseImgres(href);
+  return imgres ? imgres.link : httpUrl(targetUrl(unwrapWayback(href)));
+}
+
+/** A thumbnail URL: inline `data:` images and placeholders are not URLs a client can keep, so they are left out. */
+function thumbnailOf(img: Element | null): string | undefined {
+  return httpUrl(unwrapWayback(attr(img, "src") ?? attr(img, "data-src")));
+}
+
+function httpUrl(url: string | undefined): string | undefined {
+  return url && /^https?:\/\//i.test(url) ? url : undefined;
+}
+
+function positiveInt(raw: string | null): number | undefined {
+  const n = Number(raw);
+  return raw && Number.isInteger(n) && n > 0 ? n : undefined;
+}
+
+function compact(fields: Fields): Fields {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Fields;
+}

@@ -1,8 +1,52 @@
-/** Local results: the places list of the results search, paged by 20. */
-import { parseLocal } from "../parsers/local.js";
+/**
+ * Business cards → local places (SPEC §2.5 local item). The local pack of a web results page and the
+ * local results page (`tbm=lcl`) are built from the same card: a `.rllt__details` block of text
+ * lines under the business name, in every layout captured from 2018 to 2026, desktop and mobile.
+ * So both entry points find the cards by that block, wherever it is in the document, and read the
+ * lines by what they say rather than by their (obfuscated, ever-changing) class names:
+ *
+ *   name · rating line `4.3(291) · $$ · Coffee shop` · address line `2525 Arapahoe Ave · (303) 447-1040`
+ *   · opening status `Closed ⋅ Opens 8 AM` · extras (description, service options, a review quote).
+ *
+ * Mobile cards put the category on the address line instead (`Coffee shop · 1594 Market St`).
+ *
+ * Two other card families carry the same lines without that block:
+ *
+ * - basic HTML (`gbv=1`, 2022–2024; web-nojs/coffee-nojs-2023, web-nojs/hotels-nyc-nojs-2023): a
+ *   "Places" block whose cards are links to the place's own results (`ludocid=<place id>`), each an
+ *   `<h3>` name and one block of `<br>`-separated lines (`4.7 (389) · $$`, `Coffee shop · Independence,
+ *   KS`, a description), read line by line like the cards above;
+ * - the hotel pack of a web results page (2023 desktop and mobile, web/hotels-nyc-desktop-2023,
+ *   web-mobile/hotels-nyc-mobile-2023): cards linking into the upstream's travel pages (`/travel/…`)
+ *   with the hotel's name, a nightly price and a rating line (`3.6 (4.9K) · 4-star hotel`, the hotel
+ *   class standing where a business's category does).
+ *
+ * A web results page's pack also keeps the price a card shows (`$$`, `$152`); the local results page
+ * gives exactly the fields of SPEC §2.5.
+ */
+import type { LocalBlocks, LocalPackPlace } from "@serp/shared";
+import { isTag, isText } from "domhandler";
+import {
+  all,
+  ancestors,
+  type AnyNode,
+  attr,
+  first,
+  hasClass,
+  landmarkIndex,
+  matches,
+  parseHtml,
+  scan,
+  text,
+  type Document,
+  type Element,
+  type Scan,
+} from "../html/index.js";
+import { parseCount, parseRating, targetUrl } from "../values.js";
 import { filled, type UpstreamKind } from "./kind.js";
 import { searchTarget } from "./url-forms.js";
 
+/** Local results: the places list of the results search, paged by 20. */
 export const webLocal = {
   url: (params, form, ctx) => searchTarget(params, form, ctx, { tab: { modern: [["tbm", "lcl"]], basic: [["tbm", "lcl"]] }, pageSize: 20 }),
   parse: parseLocal,
@@ -11,3 +55,358 @@ export const webLocal = {
   hasContent: (b) => filled(b.local_results),
   empty: () => ({ local_results: [] }),
 } as const satisfies UpstreamKind<"web-local">;
+
+/** The card, in every layout: its lines live in `.rllt__details`. */
+const CARD = {
+  details: ".rllt__details",
+  /** Classes of the element that holds a whole card (desktop tile 2019–2026, mobile tile 2018–2019). */
+  rootClasses: ["VkpGBb", "rllt__tile-content"],
+  /** Business name: desktop `.dbg0pd`, mobile 2018–2019 heading, mobile 2023 `.tNxQIb`. */
+  title: '.dbg0pd, [role="heading"], .tNxQIb',
+  /** The "Website" button beside the card (desktop 2021–2024). */
+  website: "a.L48Cpd[href]",
+  anyLink: "a[href]",
+  /** Star widgets and rating numbers of the rating line (2019 `g-review-stars`/`.BTtC6e`, later `.z3HNkc`…). */
+  ratingMarks: "g-review-stars, .z3HNkc, .Y0A0hc, .yi40Hd, .YDIN4c, .BTtC6e, .MvDXgc",
+  /** Lines that are never name, rating, address or hours: descriptions, service options, review quotes. */
+  extraLineClasses: ["pJ3Ci", "dXnVAb", "RGCvMc"],
+} as const;
+
+/** Basic HTML place cards: a link to the place's results holding its name and lines (see above). */
+const BASIC_CARD = {
+  /** `/search?…&ludocid=<place id>`. */
+  param: "ludocid=",
+  name: "h3",
+} as const;
+
+/** Hotel cards: a link into the travel pages (desktop `href`, mobile `data-url`) holding a star rating. */
+const HOTEL_CARD = {
+  path: "/travel/",
+  /** A heading naming the hotel; without one, the name is the card's first line of text. */
+  name: '[role="heading"]',
+  /** The star widget of the rating line (`role=img`, labelled "Rated 3.6 out of 5"). */
+  starsRole: "img",
+  /** How far above its stars a card's link may be. */
+  maxClimb: 12,
+  /** "View 1,206 hotels" under the pack. */
+  more: /^\/travel\/(?:search|hotels)\b/,
+} as const;
+
+/**
+ * Every card's details block on the page, found in one landmark sweep; the basic layout's place
+ * links and star widgets (a hotel card is the travel link around one) too. The web parser, which
+ * reads the local pack of a results page, includes this index in its own sweep.
+ */
+export const LANDMARKS = landmarkIndex({
+  cardDetails: { every: CARD.details },
+  basicCardLinks: { every: { tags: ["a"], match: (a: Element) => a.attribs.href?.includes(BASIC_CARD.param) === true } },
+  starWidgets: { every: { attributes: { role: HOTEL_CARD.starsRole }, match: (el: Element) => el.attribs["aria-label"] !== undefined } },
+});
+const isHotelCardLink = (el: Element) =>
+  (el.name === "a" && el.attribs.href?.startsWith(HOTEL_CARD.path) === true) || el.attribs["data-url"]?.startsWith(HOTEL_CARD.path) === true;
+/** What a card is read from, found in one scan of the card. */
+const CARD_PARTS = [CARD.title, CARD.website, CARD.anyLink];
+/** A line, or an element in it, carrying one of the extra-line classes. */
+const EXTRA_LINE = CARD.extraLineClasses.map((c) => `.${c}`).join(", ");
+
+/** The "More places" / "View all" link under a pack (mobile 2018: a `data-href` footer). */
+const MORE = {
+  link: "a[href], [data-href]",
+  href: /[?&](?:tbm=lcl|rflfq=1|udm=1)(?:&|$)|\/localservices\/prolist/,
+  /** How far above the last card the link may sit (mobile cards are nested deep in carousels). */
+  maxClimb: 16,
+} as const;
+
+const SEPARATOR = /\s*·\s*/;
+/** Rating first on its line: `4.3(291)`, `3,9 (21)`, `5.0 ·`. */
+const RATING_LINE = /^[0-5][.,]\d\s*(?:\(|·|$)/;
+const RATING = /^([0-5](?:[.,]\d)?)\s*(?:\(([^)]*)\))?/;
+const NO_REVIEWS =
+  /^(?:no reviews|aucun avis|keine (?:rezensionen|bewertungen|erfahrungsberichte)|nessuna recensione|sin reseñas|sem avaliações|brak opinii|geen reviews)$/i;
+/** `$$`, `€€€`, `$10–20`: the price level, not a category. */
+const PRICE = /^\p{Sc}[\p{Sc}\d\s.,–-]*\+?$/u;
+/** Opening status: the upstream joins its parts with `⋅` (U+22C5), or it starts with a status word. */
+const HOURS_DOT = /⋅/;
+const HOURS_WORD =
+  /^(?:open(?:s|ing)?|closed?|closes|closing|temporarily|permanently|24 hours|geöffnet|geschlossen|öffnet|schließt|vorübergehend|dauerhaft|ouvert|ouvre|fermé|fermée|ferme|aperto|apre|chiuso|chiude|abierto|abre|cerrado|cierra|aberto|fechado|otwarte|zamknięte|geopend|gesloten)(?=$|[\s·⋅,.:])/iu;
+/** `(303) 447-1040`, `031 330 22 90`, `+33 1 84 14 90 68`: digits and phone punctuation only, 6+ digits. */
+const PHONE = /^(?=(?:\D*\d){6})[+(]?\d[\d\s().\/-]*\d$/;
+const YEARS_IN_BUSINESS = /\byears? in business\b|\bans d'activité\b|\bJahre? (?:in der Branche|am Markt)\b/i;
+/** `In the Westfield Garden State Plaza`: where the business sits, after its address. */
+const LOCATED_IN = /^(?:In|Dans|Im|Nel|Nella|En)\s+\S/;
+const GOOGLE_HOST = /(?:^|\.)(?:google\.[a-z.]+|googleusercontent\.com|gstatic\.com)$/i;
+
+/** The local pack of a web results page: its places and the link to the full local results. */
+export function extractLocalPack(doc: Document): { places: LocalPackPlace[]; more_locations_link?: string } | undefined {
+  let cards = findCards(doc);
+  let more = MORE.href;
+  if (cards.length === 0) [cards, more] = [hotelCards(doc), HOTEL_CARD.more];
+  if (cards.length === 0) return undefined;
+  const places = readPlaces(cards, true);
+  if (places.length === 0) return undefined;
+  const link = moreLink(cards[cards.length - 1]!.root, more);
+  return link ? { places, more_locations_link: link } : { places };
+}
+
+/** The local results page (`tbm=lcl`): every business card in the document. */
+export function parseLocal(html: string): LocalBlocks {
+  return { local_results: readPlaces(findCards(parseHtml(html)), false) };
+}
+
+/** A card: where it is, and its name and lines once found (details cards are read from `details`). */
+type Card = { root: Element; details: Element } | { root: Element; title: string; lines: Line[]; hotel: boolean };
+
+/** The business cards of a page: those with a details block, else basic HTML place cards. */
+function findCards(doc: Document): Card[] {
+  const seen = new Set<Element>();
+  const cards: Card[] = [];
+  for (const details of LANDMARKS.of(doc).cardDetails) {
+    const root = cardRoot(details);
+    if (seen.has(root)) continue;
+    seen.add(root);
+    cards.push({ root, details });
+  }
+  return cards.length ? cards : basicCards(doc);
+}
+
+/**
+ * Basic HTML place cards: each place link holding an `<h3>` name, its lines the `<br>`-separated
+ * runs of text after the name (in the block beside it). A place linked twice (name, then an arrow
+ * icon) is one card.
+ */
+function basicCards(doc: Document): Card[] {
+  const cards: Card[] = [];
+  const seen = new Set<string>();
+  for (const link of LANDMARKS.of(doc).basicCardLinks) {
+    const titleEl = first(BASIC_CARD.name, link);
+    const title = text(titleEl);
+    if (!titleEl || !title || seen.has(attr(link, "href")!)) continue;
+    seen.add(attr(link, "href")!);
+    const lines = brLines(linesAfter(titleEl, link)).map((t) => ({ el: undefined, text: t, extra: /^["“„«]/.test(t) }));
+    cards.push({ root: link, title, lines, hotel: false });
+  }
+  return cards;
+}
+
+/** What follows the name inside the card: the siblings after it and after each of its wrappers. */
+function linesAfter(titleEl: Element, card: Element): AnyNode[] {
+  const after: AnyNode[] = [];
+  for (let el: Element = titleEl; el !== card && el.parent && isTag(el.parent); el = el.parent) {
+    for (let next = el.next; next; next = next.next) after.push(next);
+  }
+  return after;
+}
+
+/**
+ * Text of each line of `nodes`: a `<br>` ends a line, and so does a block element (a `div`, `p`…)
+ * around text, which starts and ends its own line. A block without text (a star widget between a
+ * rating and its review count) breaks nothing.
+ */
+function brLines(nodes: readonly AnyNode[]): string[] {
+  const lines: string[] = [""];
+  const visit = (node: AnyNode) => {
+    if (isTag(node)) {
+      if (node.name === "br") {
+        lines.push("");
+        return;
+      }
+      if (node.name === "script" || node.name === "style") return;
+      const block = BLOCK_TAGS.has(node.name) && /\S/.test(text(node));
+      if (block) lines.push("");
+      for (const c of node.children) visit(c);
+      if (block) lines.push("");
+    } else if (isText(node)) lines[lines.length - 1] += node.data;
+  };
+  for (const node of nodes) visit(node);
+  return lines.map((l) => l.replace(/\s+/g, " ").trim()).filter(Boolean);
+}
+const BLOCK_TAGS = new Set(["div", "p", "li", "ul", "ol", "table", "tr", "h1", "h2", "h3", "h4", "h5", "h6"]);
+
+/**
+ * Hotel cards: each travel link holding a star rating; its lines are the card's text blocks, one per
+ * block: the name (a heading when there is one, else the first line: the photos before it have no
+ * text), then the price, the rating line and what describes the hotel.
+ */
+function hotelCards(doc: Document): Card[] {
+  const cards: Card[] = [];
+  for (const stars of LANDMARKS.of(doc).starWidgets) {
+    let link: Element | undefined;
+    let level = 0;
+    for (const a of ancestors(stars)) {
+      if (++level > HOTEL_CARD.maxClimb) break;
+      if (isHotelCardLink(a)) {
+        link = a;
+        break;
+      }
+    }
+    if (!link || cards.some((c) => c.root === link || isInside(link!, c.root))) continue;
+    const titleEl = first(HOTEL_CARD.name, link);
+    const texts = brLines(titleEl ? linesAfter(titleEl, link) : link.children);
+    const title = titleEl ? text(titleEl) : texts.shift();
+    if (!title) continue;
+    // Lines after the rating line describe the hotel (a summary, amenities, a deal): never an address.
+    const ratingAt = texts.findIndex((t) => RATING_LINE.test(t));
+    const lines = texts.map((t, i) => ({ el: undefined, text: t, extra: ratingAt < 0 || i > ratingAt }));
+    cards.push({ root: link, title, lines, hotel: true });
+  }
+  return cards;
+}
+
+function isInside(el: Element, ancestor: Element): boolean {
+  for (let node = el.parent; node; node = node.parent) if (node === ancestor) return true;
+  return false;
+}
+
+/** The nearest card tile around the details; failing that the link wrapping them (mobile 2023). */
+function cardRoot(details: Element): Element {
+  let link: Element | undefined;
+  for (const a of ancestors(details)) {
+    if (CARD.rootClasses.some((c) => hasClass(a, c))) return a;
+    if (!link && a.name === "a") link = a;
+  }
+  return link ?? (details.parent && isTag(details.parent) ? details.parent : details);
+}
+
+/** The places of the cards; `withPrice`: a web results page's pack, which keeps the price a card shows. */
+function readPlaces(cards: Card[], withPrice: boolean): LocalPackPlace[] {
+  const places: LocalPackPlace[] = [];
+  for (const card of cards) {
+    const place = readCard(card, places.length + 1, withPrice);
+    if (place) places.push(place);
+  }
+  return places;
+}
+
+interface Line {
+  /** The line's element (undefined for a run of text between `<br>`s). */
+  el: Element | undefined;
+  text: string;
+  /** A description, service options or a review quote: never name, rating, address or hours. */
+  extra: boolean;
+}
+
+function readCard(found: Card, position: number, withPrice: boolean): LocalPackPlace | undefined {
+  const card = scan(found.root, CARD_PARTS);
+  const titleEl = "details" in found ? card.first(CARD.title) : null;
+  const title = "details" in found ? text(titleEl) : found.title;
+  if (!title) return undefined;
+  const place: LocalPackPlace = { position, title };
+
+  let lines = "details" in found ? cardLines(found.details, titleEl!) : found.lines;
+  // A hotel's nightly price has a line of its own, before the rating line.
+  const price = "hotel" in found && found.hotel ? lines.find((l) => PRICE.test(l.text))?.text : undefined;
+  if (price !== undefined) lines = lines.filter((l) => l.text !== price);
+  const ratingAt = lines.findIndex(isRatingLine);
+  const rated = ratingAt >= 0 ? readRatingLine(lines[ratingAt]!.text) : {};
+  const { price: level, ...ratingLine } = rated;
+  Object.assign(place, ratingLine);
+  if (withPrice && (price ?? level)) place.price = price ?? level;
+
+  // The address line follows the rating line (or the name when there is no rating line).
+  const addressLine = lines[ratingAt + 1];
+  if (addressLine && !isHours(addressLine.text) && !addressLine.extra) {
+    let parts = addressLine.text.split(SEPARATOR).filter(Boolean);
+    parts = parts.filter((p, i) => !PHONE.test(p) && !YEARS_IN_BUSINESS.test(p) && !(i > 0 && LOCATED_IN.test(p)));
+    // Mobile cards: `Coffee shop · 1594 Market St` when the rating line carries no category.
+    if (place.type === undefined && ratingAt >= 0 && parts.length > 1) place.type = parts.shift();
+    if (parts.length) place.address = parts.join(", ");
+  }
+
+  place.phone = findPhone(lines.filter((_, i) => i !== ratingAt)) ?? null;
+  const hours = lines.find((l, i) => i !== ratingAt && !l.extra && isHours(l.text));
+  if (hours) place.hours = hours.text.replace(/\s*([·⋅])\s*/g, " $1 ");
+  // A hotel card links only into the travel pages: it names no website.
+  const website = "hotel" in found && found.hotel ? undefined : websiteOf(card);
+  if (website) place.website = website;
+  return place;
+}
+
+/** Element children of the details block, minus the name. Bare text nodes (2019 "located in") are skipped. */
+function cardLines(details: Element, titleEl: Element): Line[] {
+  const titleAncestors = new Set(ancestors(titleEl));
+  return details.children
+    .filter(isTag)
+    .filter((el) => el !== titleEl && !titleAncestors.has(el))
+    .map((el) => ({ el, text: text(el) }))
+    .filter((l) => l.text !== "")
+    .map((l) => ({ ...l, extra: isExtra(l.el, l.text) }));
+}
+
+function isRatingLine(line: Line): boolean {
+  if (RATING_LINE.test(line.text)) return true;
+  const head = line.text.split(SEPARATOR)[0] ?? "";
+  return NO_REVIEWS.test(head) || (line.el !== undefined && first(CARD.ratingMarks, line.el) !== null);
+}
+
+function readRatingLine(line: string): Pick<LocalPackPlace, "rating" | "reviews" | "type" | "price"> {
+  const [head = "", ...rest] = line.split(SEPARATOR);
+  const out: Pick<LocalPackPlace, "rating" | "reviews" | "type" | "price"> = {};
+  const m = NO_REVIEWS.test(head) ? null : head.match(RATING);
+  const rating = parseRating(m?.[1]);
+  if (rating !== undefined) out.rating = rating;
+  const reviews = parseCount(m?.[2]);
+  if (reviews !== undefined) out.reviews = reviews;
+  const type = rest.find((p) => p && !PRICE.test(p));
+  if (type) out.type = type;
+  const price = rest.find((p) => PRICE.test(p));
+  if (price) out.price = price;
+  return out;
+}
+
+function isHours(line: string): boolean {
+  return HOURS_DOT.test(line) || HOURS_WORD.test(line);
+}
+
+function isExtra(el: Element, text: string): boolean {
+  return matches(el, EXTRA_LINE) || first(EXTRA_LINE, el) !== null || /^["“„«]/.test(text);
+}
+
+function findPhone(lines: Line[]): string | undefined {
+  for (const line of lines) {
+    if (line.extra) continue;
+    const phone = line.text.split(SEPARATOR).find((p) => PHONE.test(p));
+    if (phone) return phone;
+  }
+  return undefined;
+}
+
+function websiteOf(card: Scan): string | undefined {
+  const button = targetUrl(attr(card.first(CARD.website), "href"));
+  if (button) return button;
+  for (const a of card.all(CARD.anyLink)) {
+    const url = targetUrl(attr(a, "href"));
+    if (url && isExternal(url)) return url;
+  }
+  return undefined;
+}
+
+function isExternal(url: string): boolean {
+  try {
+    const u = new URL(url);
+    return /^https?:$/.test(u.protocol) && !GOOGLE_HOST.test(u.hostname);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The first "more places" link after the last card, within a few levels above it. Each level up only
+ * adds what follows the part already searched (what precedes it comes before the card), so only
+ * the following siblings of that part are searched: each element once, however far the link is.
+ */
+function moreLink(lastCard: Element, pattern: RegExp): string | undefined {
+  let searched = lastCard;
+  let level = 0;
+  for (const scope of ancestors(lastCard)) {
+    if (++level > MORE.maxClimb) break;
+    for (let sibling = searched.next; sibling; sibling = sibling.next) {
+      if (!isTag(sibling)) continue;
+      for (const a of all(MORE.link, [sibling])) {
+        const href = attr(a, "href") ?? attr(a, "data-href") ?? "";
+        if (pattern.test(href) && text(a)) return targetUrl(href);
+      }
+    }
+    searched = scope;
+  }
+  return undefined;
+}

@@ -1,8 +1,17 @@
-/** Shopping search: the shopping tab of the results search. */
-import { parseShopping } from "../parsers/shopping.js";
+/**
+ * Shopping search (`tbm=shop`, later `udm=28`) → `shopping_results`. Each layout the upstream has
+ * served is one row of LAYOUTS: the selector of its product cards and how to read one card. The first
+ * layout whose cards are on the page reads them all. Sponsored carousels are ads, not results: no
+ * layout reads them.
+ */
+import type { ShoppingBlocks, ShoppingResult } from "@serp/shared";
+import { all, attr, first, hasClass, parseHtml, scan, text, type Element } from "../html/index.js";
+import { parsePrice, parseCount, parseRating, targetUrl } from "../values.js";
+import { placementLinks } from "../values.js";
 import { filled, type UpstreamKind } from "./kind.js";
 import { searchTarget } from "./url-forms.js";
 
+/** Shopping search: the shopping tab of the results search. */
 export const webShoppingSearch = {
   url: (params, form, ctx) => searchTarget(params, form, ctx, { tab: { modern: [["udm", "28"]], basic: [["tbm", "shop"]] } }),
   parse: parseShopping,
@@ -15,3 +24,120 @@ export const webShoppingSearch = {
   hasContent: (b) => filled(b.shopping_results),
   empty: () => ({ shopping_results: [] }),
 } as const satisfies UpstreamKind<"web-shopping-search">;
+
+/**
+ * List view, 2021 (pt-BR captures): one `.sh-dlr__list-result` per product under "best match" and
+ * "other matches" headings. Rows (`.hBUZL`) hold the price and merchant, the rating, then either spec
+ * chips or a description. `.YRa0Ce` is the struck-through former price (the page's own CSS says so).
+ */
+const LIST_2021 = {
+  card: "div.sh-dlr__list-result",
+  title: "h3",
+  titleLink: 'a[data-what="1"]',
+  productLink: 'a[href*="/shopping/product/"]',
+  price: '.h1Wfwb > span[aria-hidden="true"]',
+  oldPrice: ".YRa0Ce",
+  merchant: "a.shntl",
+  reviewsLink: 'a[href*="#reviews"]',
+  rating: '[role="img"][aria-label]',
+  reviews: "span[aria-label]",
+  comparisons: 'a[href$="#online"]',
+  row: ".hBUZL",
+  priceRow: ".IHk3ob",
+  ratingRowClass: "Rv2Cae",
+  variantsRowClass: "Y6Fvnc",
+  thumbnail: ".sh-dlr__thumbnail img",
+} as const;
+
+/** What a card is read from, found in one scan of the card. */
+const LIST_2021_PARTS = [
+  LIST_2021.title,
+  LIST_2021.productLink,
+  LIST_2021.merchant,
+  LIST_2021.titleLink,
+  LIST_2021.price,
+  LIST_2021.oldPrice,
+  LIST_2021.reviewsLink,
+  LIST_2021.comparisons,
+  LIST_2021.row,
+  LIST_2021.thumbnail,
+];
+
+type Fields = Omit<ShoppingResult, "position">;
+
+interface Layout {
+  name: string;
+  cards: string;
+  read: (card: Element) => Fields | undefined;
+}
+
+const LAYOUTS: Layout[] = [{ name: "tbm-shop-list-2021", cards: LIST_2021.card, read: readListCard }];
+
+export function parseShopping(html: string): ShoppingBlocks {
+  const doc = parseHtml(html);
+  for (const layout of LAYOUTS) {
+    const cards = all(layout.cards, doc);
+    if (cards.length === 0) continue;
+    const items = cards.map(layout.read).filter((f): f is Fields => f !== undefined);
+    return { shopping_results: items.map((fields, i) => ({ position: i + 1, ...compact(fields) })) };
+  }
+  return { shopping_results: [] };
+}
+
+function readListCard(card: Element): Fields | undefined {
+  const L = LIST_2021;
+  const parts = scan(card, LIST_2021_PARTS);
+  const title = parts.textOf(L.title);
+  if (!title) return undefined;
+  const productHref = attr(parts.first(L.productLink), "href");
+  const merchant = parts.first(L.merchant);
+  const titleHref = attr(parts.first(L.titleLink), "href");
+  const price = parts.textOf(L.price);
+  const oldPrice = parts.textOf(L.oldPrice);
+  const reviewsLink = parts.first(L.reviewsLink);
+  const comparisons = parts.first(L.comparisons);
+  return {
+    title,
+    product_id: productId(productHref),
+    product_link: productHref ? targetUrl(productHref) : undefined,
+    ...placementLinks(attr(merchant, "href") ?? (productHref ? undefined : titleHref)),
+    source: text(merchant) || undefined,
+    price,
+    extracted_price: parsePrice(price),
+    old_price: oldPrice,
+    extracted_old_price: parsePrice(oldPrice),
+    rating: reviewsLink ? parseRating(attr(first(L.rating, reviewsLink), "aria-label")) : undefined,
+    reviews: reviewsLink ? parseCount(attr(first(L.reviews, reviewsLink), "aria-label")) : undefined,
+    number_of_comparisons: text(comparisons).match(/\d[\d.,]*\+?/)?.[0],
+    comparison_link: comparisons ? targetUrl(attr(comparisons, "href")) : undefined,
+    ...detailRows(parts.all(L.row)),
+    thumbnail: httpUrl(attr(parts.first(L.thumbnail), "src")),
+  };
+}
+
+/** The rows after price and rating: spec chips (`HP · DeskJet · …`) or a description snippet. */
+function detailRows(rows: readonly Element[]): Pick<Fields, "extensions" | "snippet"> {
+  const L = LIST_2021;
+  const out: Pick<Fields, "extensions" | "snippet"> = {};
+  for (const row of rows) {
+    if (hasClass(row, L.ratingRowClass) || hasClass(row, L.variantsRowClass) || first(L.priceRow, row)) continue;
+    const chips = row.children.filter((c): c is Element => c.type === "tag" && c.name === "span").map(text);
+    if (chips.length > 0) out.extensions ??= chips.filter(Boolean);
+    else out.snippet ??= text(row) || undefined;
+  }
+  return out;
+}
+
+/** `https://www.google.com/shopping/product/4997777289611787084?…` → "4997777289611787084". */
+export function productId(href: string | undefined): string | undefined {
+  return href?.match(/\/shopping\/product\/(\d+)/)?.[1];
+}
+
+/** Thumbnails inlined as `data:` images are not URLs a client can keep, so they are left out. */
+function httpUrl(url: string | undefined): string | undefined {
+  return url && /^https?:\/\//i.test(url) ? url : undefined;
+}
+
+function compact(fields: Fields): Fields {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Fields;
+}

@@ -5,8 +5,8 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { adDestination, placementLinks } from "../../src/parsers/ad-links.js";
-import { parseSellers, parseShopping, parseWebSearch } from "../../src/parsers/index.js";
+import { adDestination, placementLinks } from "../../src/values.js";
+import { parseSellers, parseShopping, parseWebSearch } from "../../src/kinds/index.js";
 import { FIXTURES_DIR, fixturesAvailable } from "../fixtures-dir.js";
 
 describe("placementLinks", () => {

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { NotASuggestResponseError, parseAutocomplete } from "../../src/parsers/autocomplete.js";
+import { NotASuggestResponseError, parseAutocomplete } from "../../src/kinds/web-autocomplete.js";
 import { FIXTURES_DIR } from "../fixtures-dir.js";
 
 const here = dirname(fileURLToPath(import.meta.url));

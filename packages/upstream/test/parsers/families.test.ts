@@ -6,10 +6,10 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { removeElement } from "domutils";
 import { all, closest, first, parseHtml, text } from "../../src/html/index.js";
-import { parseImages, parseNews, parseWebSearch } from "../../src/parsers/index.js";
-import { extractWebSearch, joinJsonChunks } from "../../src/parsers/web/index.js";
-import { discussionSections } from "../../src/parsers/web/discussions.js";
-import { extractKnowledgeGraph } from "../../src/parsers/web/knowledge-graph.js";
+import { parseImages, parseNews, parseWebSearch } from "../../src/kinds/index.js";
+import { extractWebSearch, joinJsonChunks } from "../../src/kinds/web-search/index.js";
+import { discussionSections } from "../../src/kinds/web-search/discussions.js";
+import { extractKnowledgeGraph } from "../../src/kinds/web-search/knowledge-graph.js";
 import { FIXTURES_DIR, fixturesAvailable } from "../fixtures-dir.js";
 
 const describeIfFixtures = fixturesAvailable ? describe : describe.skip;

@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { LocalPlace } from "@serp/shared";
 import { parseHtml } from "../../src/html/index.js";
-import { extractLocalPack, parseLocal } from "../../src/parsers/local.js";
+import { extractLocalPack, parseLocal } from "../../src/kinds/web-local.js";
 import { FIXTURES_DIR, fixturesAvailable } from "../fixtures-dir.js";
 
 const fixture = (name: string) => readFileSync(join(dirname(fileURLToPath(import.meta.url)), "../fixtures", name), "utf8");

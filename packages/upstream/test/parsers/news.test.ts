@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { NewsItem } from "@serp/shared";
-import { parseNews } from "../../src/parsers/news.js";
+import { parseNews } from "../../src/kinds/web-news.js";
 import { FIXTURES_DIR, fixturesAvailable } from "../fixtures-dir.js";
 
 const fixture = (name: string) => readFileSync(join(dirname(fileURLToPath(import.meta.url)), "../fixtures", name), "utf8");

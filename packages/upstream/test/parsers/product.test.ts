@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseProductInfo } from "../../src/parsers/product-info.js";
-import { parseSellers } from "../../src/parsers/product-sellers.js";
+import { parseProductInfo } from "../../src/kinds/web-shopping-product-info.js";
+import { parseSellers } from "../../src/kinds/web-shopping-product.js";
 import { FIXTURES_DIR } from "../fixtures-dir.js";
 
 const here = dirname(fileURLToPath(import.meta.url));

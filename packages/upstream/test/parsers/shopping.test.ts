@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseShopping, productId } from "../../src/parsers/shopping.js";
+import { parseShopping, productId } from "../../src/kinds/web-shopping-search.js";
 
 const fixture = (name: string) => readFileSync(join(dirname(fileURLToPath(import.meta.url)), "../fixtures", name), "utf8");
 

@@ -6,10 +6,10 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { all, parseHtml, type Document } from "../../src/html/index.js";
-import { extractAiOverview } from "../../src/parsers/web/ai-overview.js";
-import { extractKnowledgeGraph } from "../../src/parsers/web/knowledge-graph.js";
-import { extractRelatedQuestions } from "../../src/parsers/web/related-questions.js";
-import { extractTopStories } from "../../src/parsers/web/top-stories.js";
+import { extractAiOverview } from "../../src/kinds/web-search/ai-overview.js";
+import { extractKnowledgeGraph } from "../../src/kinds/web-search/knowledge-graph.js";
+import { extractRelatedQuestions } from "../../src/kinds/web-search/related-questions.js";
+import { extractTopStories } from "../../src/kinds/web-search/top-stories.js";
 import { FIXTURES_DIR, fixturesAvailable } from "../fixtures-dir.js";
 
 const page = (name: string): Document =>

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseWebSearch } from "../../src/parsers/web/index.js";
+import { parseWebSearch } from "../../src/kinds/web-search/index.js";
 
 const fixture = (name: string) => readFileSync(join(dirname(fileURLToPath(import.meta.url)), "../fixtures", name), "utf8");
 

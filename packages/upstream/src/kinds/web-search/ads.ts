@@ -6,7 +6,7 @@
 import type { AdResult, Link } from "@serp/shared";
 import { type Document, type Element, type Scan, attr, landmarkIndex, scan, text } from "../../html/index.js";
 import { targetUrl } from "../../values.js";
-import { AD_CLICK, adDestination } from "../ad-links.js";
+import { AD_CLICK, adDestination } from "../../values.js";
 import { compareDocumentPosition } from "domutils";
 import { isTag } from "domhandler";
 
