@@ -2,7 +2,7 @@
  * The settings the CLI reads, read once per command: SERP_PREFIX and the account limits, from the
  * store's fragments, so their rules and defaults are the API's. Where Redis and PostgreSQL are is
  * chosen by redis-url.ts and database-url.ts (unset: the ones a running npm start recorded); the
- * canary reads the workers' upstream settings (`upstreamOptionsFromEnv`).
+ * canary reads the workers' upstream settings (`readUpstreamEnv`, the upstream's fragment).
  */
 import { envProblems } from "@serp/shared";
 import { limitsEnv, storeEnv } from "@serp/store";
