@@ -37,12 +37,10 @@ import {
   type AnyNode,
   type Document,
   type Element,
-  type LandmarkIndex,
-  type LandmarkSpec,
 } from "./html/index.js";
 import { targetUrl, unwrapWayback } from "./values.js";
 import { kindOf, PARSERS } from "./kinds/index.js";
-import { LANDMARKS_BY_ID as WEB_LANDMARKS_BY_ID } from "./kinds/web-search/index.js";
+import type { RegionLandmarks } from "./kinds/kind.js";
 
 export type Coverage = ParseCoverage;
 
@@ -59,16 +57,15 @@ const REGION: Partial<Record<Endpoint, readonly (readonly string[])[]>> = Object
 const REGION_IDS = Object.fromEntries(Object.entries(REGION).map(([k, groups]) => [k, groups.flat()])) as Partial<Record<Endpoint, string[]>>;
 /**
  * Each kind's region landmarks by id, found by one sweep of the page (which stops once all are
- * found), kept on the page. The web region's are among the web page's landmarks by id, which the web
- * parser's sweep found already: they cost no sweep of their own. The other kinds' parsers do not
- * sweep the page: coverage's own index finds their regions.
+ * found), kept on the page. A kind whose parser's own landmarks hold its region's (web search) names
+ * that index: its parser's sweep found them already, at no sweep of their own.
  */
 const REGION_LANDMARKS = Object.fromEntries(
   Object.entries(REGION_IDS).map(([kind, ids]) => [
     kind,
-    kind === "web-search" ? WEB_LANDMARKS_BY_ID : landmarkIndex(Object.fromEntries(ids.map((id) => [id, { first: { attributes: { id } } }]))),
+    kindOf(kind as Endpoint).coverage.landmarks ?? landmarkIndex(Object.fromEntries(ids.map((id) => [id, { first: { attributes: { id } } }]))),
   ]),
-) as Partial<Record<Endpoint, LandmarkIndex<Record<string, { first: LandmarkSpec }>>>>;
+) as Partial<Record<Endpoint, RegionLandmarks>>;
 /** Landmarks only full (JavaScript) pages have; a region found without them is a basic page's. */
 const FULL_LANDMARKS = new Set(["rso", "islrg", "is-results", "botstuff", "bres"]);
 

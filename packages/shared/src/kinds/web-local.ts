@@ -20,11 +20,14 @@ export type LocalPlace = z.infer<typeof localPlaceSchema>;
 export const localBlocksSchema = z.object({ local_results: z.array(localPlaceSchema) });
 export type LocalBlocks = z.infer<typeof localBlocksSchema>;
 
+/** Places per page of the local list: the upstream's `start` step, and where page 2's positions begin (21). */
+export const LOCAL_RESULTS_PER_PAGE = 20;
+
 export const webLocal = defineKind({
   params: paramsObject({ query: querySchema, ...regional, page: pageSchema(10).optional(), ...located }),
   blocks: localBlocksSchema,
   defaults: { page: 1 },
-  pagedList: { list: "local_results", step: 20 },
+  pagedList: { list: "local_results", step: LOCAL_RESULTS_PER_PAGE },
   tool: {
     title: "Local business search",
     returns:

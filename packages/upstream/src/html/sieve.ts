@@ -26,7 +26,7 @@ const seen = new Set<string>();
  * which test/html-equivalence.test.ts holds to css-select's own answers on every captured page.
  */
 export function selectorsSeen(): readonly string[] {
-  return [...seen, ...compiled.keys()].filter((s, i, list) => list.indexOf(s) === i);
+  return [...new Set([...seen, ...compiled.keys()])];
 }
 
 /**

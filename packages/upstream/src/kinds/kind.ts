@@ -6,9 +6,13 @@
  */
 import type { BlocksByEndpoint, Endpoint, JobParams } from "@serp/shared";
 import type { PageClass } from "../classify.js";
+import type { LandmarkIndex, LandmarkSpec } from "../html/index.js";
 import type { UrlForm } from "../profiles.js";
 import type { UrlContext } from "../urls.js";
 import type { Target } from "./url-forms.js";
+
+/** Landmarks looked up by element id, each the first element with that id. */
+export type RegionLandmarks = LandmarkIndex<Record<string, { first: LandmarkSpec }>>;
 
 export interface UpstreamKind<E extends Endpoint> {
   /** The request for a job's params in a profile's URL form: path and query, before the base URL is put in front. */
@@ -28,6 +32,11 @@ export interface UpstreamKind<E extends Endpoint> {
      * wins, and the region is every landmark of that group found there. None: the kind is not measured.
      */
     region?: readonly (readonly string[])[];
+    /**
+     * The parser's own landmarks by id, when they include the region's: its sweep of the page has then
+     * found the region already, and coverage reads it there instead of sweeping the page again.
+     */
+    landmarks?: RegionLandmarks;
   };
   /**
    * A body format that carries the page inside it (web search's progressive JSON chunks): how to

@@ -20,7 +20,7 @@ export interface Target {
 /** A results search's switches: its tab (today's `udm` where the modern page has one, else the older `tbm`) and page size. */
 export interface SearchSwitches {
   tab?: { modern: Query; basic: Query };
-  /** Results per page the upstream pages by (`start` steps). Default 10. */
+  /** Results per page the upstream pages by (`start` steps; the local list's is LOCAL_RESULTS_PER_PAGE, shared with its positions). Default 10. */
   pageSize?: number;
 }
 

@@ -24,7 +24,7 @@
  * A web results page's pack also keeps the price a card shows (`$$`, `$152`); the local results page
  * gives exactly the fields of SPEC §2.5.
  */
-import type { LocalBlocks, LocalPackPlace } from "@serp/shared";
+import { LOCAL_RESULTS_PER_PAGE, type LocalBlocks, type LocalPackPlace } from "@serp/shared";
 import { isTag, isText } from "domhandler";
 import {
   all,
@@ -48,7 +48,7 @@ import { searchTarget } from "./url-forms.js";
 
 /** Local results: the places list of the results search, paged by 20. */
 export const webLocal = {
-  url: (params, form, ctx) => searchTarget(params, form, ctx, { tab: { modern: [["tbm", "lcl"]], basic: [["tbm", "lcl"]] }, pageSize: 20 }),
+  url: (params, form, ctx) => searchTarget(params, form, ctx, { tab: { modern: [["tbm", "lcl"]], basic: [["tbm", "lcl"]] }, pageSize: LOCAL_RESULTS_PER_PAGE }),
   parse: parseLocal,
   /** Not a list of outbound results: not measured. */
   coverage: { threshold: 0 },
