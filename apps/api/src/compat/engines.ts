@@ -2,7 +2,7 @@
  * The engines of the compatibility endpoint (SPEC §4.3) and what each one means: the job it runs,
  * the block that holds its results, how it pages and how the reference API names it in messages.
  */
-import type { Endpoint } from "@serp/shared";
+import { LOCAL_RESULTS_PER_PAGE, type Endpoint } from "@serp/shared";
 
 export const ENGINES = ["web", "web_shopping", "web_news", "web_images", "web_local", "web_autocomplete"] as const;
 export type Engine = (typeof ENGINES)[number];
@@ -58,14 +58,15 @@ export interface Kind {
   paging?: Paging;
 }
 
+/** Pages 1 to 10 (the jobs' page bound): the offset goes up to nine steps. */
 const TEN: Paging = { step: 10, max: 90 };
-const TWENTY: Paging = { step: 20, max: 180 };
+const LOCAL_LIST: Paging = { step: LOCAL_RESULTS_PER_PAGE, max: 9 * LOCAL_RESULTS_PER_PAGE };
 
 export const KINDS: Readonly<Record<Engine, Kind>> = {
   web: { endpoint: "web-search", block: "organic_results", stateKey: "organic_results_state", paging: TEN },
   web_news: { endpoint: "web-news", block: "news_results", stateKey: "news_results_state", paging: TEN },
   web_images: { endpoint: "web-images", block: "images_results", stateKey: "images_results_state" },
-  web_local: { endpoint: "web-local", block: "local_results", stateKey: "local_results_state", paging: TWENTY },
+  web_local: { endpoint: "web-local", block: "local_results", stateKey: "local_results_state", paging: LOCAL_LIST },
   web_shopping: { endpoint: "web-shopping-search", block: "shopping_results", stateKey: "shopping_results_state" },
   web_autocomplete: { endpoint: "web-autocomplete", block: "suggestions", stateKey: "autocomplete_results_state" },
 };
