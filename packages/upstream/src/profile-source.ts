@@ -4,7 +4,7 @@
  * is replaced without a restart; a file that does not validate is refused with a log line naming
  * the field, and the last good table stays in force.
  */
-import { readFileSync, unwatchFile, watchFile, type Stats } from "node:fs";
+import { readFileSync, statSync, type Stats } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseProfileTable, ProfileTableError, type ProfileTable } from "./profiles.js";
 
@@ -48,10 +48,13 @@ export function fixedProfileSource(table: ProfileTable): ProfileSource {
 export function profileSource(opts: ProfileSourceOptions = {}): ProfileSource {
   const file = opts.file ?? shippedProfilesFile();
   const log = opts.log ?? (() => undefined);
+  /** The file's stat as last read (null: it was missing), which each poll compares with. */
+  let read = statOf(file);
   let table = parseProfileTable(readFileSync(file, "utf8"));
   log("info", "profile table loaded", { file, version: table.version });
 
   const reload = (): boolean => {
+    read = statOf(file);
     try {
       table = parseProfileTable(readFileSync(file, "utf8"));
     } catch (error) {
@@ -64,10 +67,22 @@ export function profileSource(opts: ProfileSourceOptions = {}): ProfileSource {
   };
 
   if (!opts.file) return { current: () => table, reload, close: () => undefined };
-  // Polling the file's stat survives editors and deploy tools that replace the file by renaming.
-  const onChange = (now: Stats, before: Stats) => {
-    if (now.mtimeMs !== before.mtimeMs || now.size !== before.size) reload();
-  };
-  watchFile(file, { interval: opts.watchIntervalMs ?? 1_000, persistent: false }, onChange);
-  return { current: () => table, reload, close: () => unwatchFile(file, onChange) };
+  // Polling the file's stat survives editors and deploy tools that replace the file by renaming. Each
+  // poll compares with the stat of the version last read (not with the previous poll, as fs.watchFile
+  // does), so a change made between the first read and the first poll is still seen.
+  const poll = setInterval(() => {
+    const now = statOf(file);
+    const same = now && read ? now.mtimeMs === read.mtimeMs && now.size === read.size : now === read;
+    if (!same) reload();
+  }, opts.watchIntervalMs ?? 1_000);
+  poll.unref();
+  return { current: () => table, reload, close: () => clearInterval(poll) };
+}
+
+function statOf(file: string): Stats | null {
+  try {
+    return statSync(file);
+  } catch {
+    return null;
+  }
 }
