@@ -33,18 +33,46 @@ export function targetUrl(href: string | undefined, base = "https://www.google.c
   return url.href;
 }
 
-/** `1,234` / `1.234` / `(1.4K)` / `2 mil` → a whole number, or undefined. */
+/**
+ * Words and letters that scale a count shown in short form, by language: `1.2K`, `(1,5 mil)` (pt/es:
+ * thousands), `2,3 mi` / `1,2 M` (millions), `12 Tsd.`, `3 Mio.`, `1,2 тыс.`, `1.5万`, `3천`. Longer
+ * spellings first, so `mil` is never read as `mi` + `l`, nor `mill.` as `mil`.
+ */
+const COUNT_SCALES: readonly (readonly [RegExp, number])[] = [
+  [/^(?:thousand|tausend|mille|mila|tys\.?|tsd\.?|тыс\.?|rb|ribu|mil(?:e)?)(?![\p{L}])/iu, 1_000],
+  [/^(?:million(?:s|en|i)?|millones|millón|milhões|milhão|mill\.?|mio\.?|mln\.?|млн\.?|jt|juta|mi)(?![\p{L}])/iu, 1_000_000],
+  [/^(?:billion(?:s)?|mrd\.?|bn|bi|млрд\.?)(?![\p{L}])/iu, 1_000_000_000],
+  [/^[kK](?![\p{L}])/u, 1_000],
+  [/^[mM](?![\p{L}])/u, 1_000_000],
+  [/^[bB](?![\p{L}])/u, 1_000_000_000],
+  [/^(?:千|천)/u, 1_000],
+  [/^(?:万|萬|만)/u, 10_000],
+  [/^(?:億|亿|억)/u, 100_000_000],
+];
+
+/** Spaces a page may use inside a number: no-break, narrow no-break and thin spaces, and apostrophes (de-CH). */
+const NUMBER_SPACES = /[\u00a0\u202f\u2009\u2007]/g;
+
+/**
+ * A count as the page shows it, in any language → a whole number, or undefined: `1,234` and `1.234`
+ * and `1 234` (groups) → 1234; `(1.4K)` → 1400; `(1,5 mil)` (pt-BR: thousands) → 1500; `12 mil` →
+ * 12000; `2,3 mi` → 2300000; `1.5万` → 15000. With a scale word the mark before one or two digits is
+ * the decimal mark; without one, `.` `,` `'` and spaces only group digits.
+ */
 export function parseCount(raw: string | undefined): number | undefined {
   if (!raw) return undefined;
-  const m = raw.replace(/\u00a0/g, " ").match(/(\d[\d.,\s]*)\s*([KkMm])?/);
-  if (!m?.[1]) return undefined;
-  const digits = m[1].trim();
-  const suffix = m[2]?.toLowerCase();
-  if (suffix) {
-    const n = Number(digits.replace(",", "."));
-    return Number.isFinite(n) ? Math.round(n * (suffix === "k" ? 1_000 : 1_000_000)) : undefined;
+  const s = raw.replace(NUMBER_SPACES, " ");
+  const m = s.match(/\d(?:[\d.,'\u2019]|\s(?=\d{3}(?!\d)))*/);
+  if (!m) return undefined;
+  const digits = m[0];
+  const rest = s.slice((m.index ?? 0) + digits.length).replace(/^\s+/, "");
+  const scale = COUNT_SCALES.find(([word]) => word.test(rest))?.[1];
+  if (scale) {
+    const decimal = digits.match(/^(\d+)[.,](\d{1,2})$/);
+    const n = decimal ? Number(`${decimal[1]}.${decimal[2]}`) : Number(digits.replace(/[^\d]/g, ""));
+    return Number.isFinite(n) ? Math.round(n * scale) : undefined;
   }
-  const n = Number(digits.replace(/[.,\s]/g, ""));
+  const n = Number(digits.replace(/[^\d]/g, ""));
   return Number.isFinite(n) ? n : undefined;
 }
 
@@ -58,13 +86,13 @@ export function parseRating(raw: string | undefined): number | undefined {
 
 /** `R$ 1.299,90` / `$27.00` / `1 299,90 €` → 1299.9, or undefined. */
 export function parsePrice(raw: string | undefined): number | undefined {
-  const m = raw?.replace(/\u00a0/g, " ").match(/\d[\d.,\s]*/);
+  const m = raw?.replace(NUMBER_SPACES, " ").match(/\d(?:[\d.,'\u2019]|\s(?=\d))*/);
   if (!m) return undefined;
-  let s = m[0].trim().replace(/\s/g, "");
+  let s = m[0].replace(/[\s'\u2019]/g, "");
   const lastComma = s.lastIndexOf(",");
   const lastDot = s.lastIndexOf(".");
   if (lastComma > lastDot) {
-    // 1.299,90 or 12,50: comma is the decimal mark when two digits follow it.
+    // 1.299,90 or 12,50: comma is the decimal mark when one or two digits follow it.
     s = /,\d{1,2}$/.test(s) ? s.replace(/\./g, "").replace(",", ".") : s.replace(/,/g, "");
   } else {
     s = /\.\d{1,2}$/.test(s) ? s.replace(/,/g, "") : s.replace(/[.,]/g, "");
