@@ -42,7 +42,7 @@ import {
   type Element,
   type Scan,
 } from "../html/index.js";
-import { parseCount, parseRating, targetUrl } from "../values.js";
+import { isPlaceholderImage, parseCount, parseRating, scriptedImageSources, targetUrl } from "../values.js";
 import { filled, type UpstreamKind } from "./kind.js";
 import { searchTarget } from "./url-forms.js";
 
@@ -104,8 +104,11 @@ export const LANDMARKS = landmarkIndex({
 });
 const isHotelCardLink = (el: Element) =>
   (el.name === "a" && el.attribs.href?.startsWith(HOTEL_CARD.path) === true) || el.attribs["data-url"]?.startsWith(HOTEL_CARD.path) === true;
+/** Where a card names its place: the CID (`data-cid`, a `ludocid=` link) and the feature id (`data-fid`). */
+const PLACE_IDS = { cid: "[data-cid]", fid: "[data-fid]", ludocid: /[?&]ludocid=(\d+)/, digits: /^\d{1,25}$/, fidShape: /^0x[0-9a-f]+:0x[0-9a-f]+$/i } as const;
+const CARD_IMAGE = "img";
 /** What a card is read from, found in one scan of the card. */
-const CARD_PARTS = [CARD.title, CARD.website, CARD.anyLink];
+const CARD_PARTS = [CARD.title, CARD.website, CARD.anyLink, PLACE_IDS.cid, PLACE_IDS.fid, CARD_IMAGE];
 /** A line, or an element in it, carrying one of the extra-line classes. */
 const EXTRA_LINE = CARD.extraLineClasses.map((c) => `.${c}`).join(", ");
 
@@ -131,9 +134,35 @@ const HOURS_WORD =
   /^(?:open(?:s|ing)?|closed?|closes|closing|temporarily|permanently|24 hours|geöffnet|geschlossen|öffnet|schließt|vorübergehend|dauerhaft|ouvert|ouvre|fermé|fermée|ferme|aperto|apre|chiuso|chiude|abierto|abre|cerrado|cierra|aberto|fechado|otwarte|zamknięte|geopend|gesloten)(?=$|[\s·⋅,.:])/iu;
 /** `(303) 447-1040`, `031 330 22 90`, `+33 1 84 14 90 68`: digits and phone punctuation only, 6+ digits. */
 const PHONE = /^(?=(?:\D*\d){6})[+(]?\d[\d\s().\/-]*\d$/;
-const YEARS_IN_BUSINESS = /\byears? in business\b|\bans d'activité\b|\bJahre? (?:in der Branche|am Markt)\b/i;
+/**
+ * `10+ years in business`, `15 anos no mercado`, `5 años en el negocio`, `12 ans d'activité`, `3 Jahre
+ * in der Branche`: a number of years, alone or with a few words about the business, in any of these
+ * languages. It leads the address line on 2025 cards; it is never part of the address.
+ */
+const YEARS_IN_BUSINESS =
+  /^(?:\d+\+?|over \d+|mais de \d+|más de \d+|plus de \d+|über \d+)\s*(?:years?|yrs|anos?|años?|ans?|jahre?n?|anni|lat|jaar|лет|года?|yıl)(?:\s+[\p{L}'’]+){0,4}$/iu;
 /** `In the Westfield Garden State Plaza`: where the business sits, after its address. */
 const LOCATED_IN = /^(?:In|Dans|Im|Nel|Nella|En)\s+\S/;
+/** The label the page puts on a sponsored card, in the languages captured (the text of one element). */
+const SPONSORED_LABEL =
+  /^(?:sponsored|ads?|patrocinados?|anúncios?|anuncios?|anzeigen?|gesponsert|annonces?|sponsorisée?s?|sponsorizzat[oa]|annunci[oa]?|reklama|sponsorowane|advertentie|gesponsord|реклама|広告|광고|赞助|sponsorlu)$/iu;
+/** A paid placement's link: the engine's click redirect or its ad-services host. */
+const AD_LINK = /^(?:https?:\/\/[^/]*)?\/aclk\?|googleadservices\.com\//i;
+/** Service options a card lists (`Dine-in · Takeout · No delivery`): the words of each, by option. */
+const SERVICE_OPTIONS: readonly (readonly [string, RegExp])[] = [
+  ["dine_in", /^dine-?in$|^consumo no local$|^comer en el lugar$|^sur place$|^vor ort essen$|^consumazione sul posto$/i],
+  ["takeout", /^take-?out$|^take-?away$|^para viagem$|^para llevar$|^à emporter$|^zum mitnehmen$|^da asporto$/i],
+  ["delivery", /^delivery$|^entrega$|^a domicilio$|^livraison$|^lieferservice$|^lieferung$|^consegna a domicilio$/i],
+  ["curbside_pickup", /^curbside pick-?up$/i],
+  ["in_store_pickup", /^in-store pick-?up$/i],
+  ["in_store_shopping", /^in-store shopping$/i],
+  ["drive_through", /^drive-?(?:through|thru)$/i],
+  ["no_contact_delivery", /^no-contact delivery$/i],
+  ["onsite_services", /^onsite services$|^on-site services$/i],
+  ["online_appointments", /^online appointments$/i],
+];
+/** `No delivery`, `Sem entrega`, `Pas de livraison`: an option the card says is not offered. */
+const NOT_OFFERED = /^(?:no|sem|sin|pas de|kein(?:e)?|niente|nessun[ao]?)\s+/i;
 const GOOGLE_HOST = /(?:^|\.)(?:google\.[a-z.]+|googleusercontent\.com|gstatic\.com)$/i;
 
 /** The local pack of a web results page: its places and the link to the full local results. */
@@ -142,7 +171,7 @@ export function extractLocalPack(doc: Document): { places: LocalPackPlace[]; mor
   let more = MORE.href;
   if (cards.length === 0) [cards, more] = [hotelCards(doc), HOTEL_CARD.more];
   if (cards.length === 0) return undefined;
-  const places = readPlaces(cards, true);
+  const places = readPlaces(cards, true, imageSources(doc)).places;
   if (places.length === 0) return undefined;
   const link = moreLink(cards[cards.length - 1]!.root, more);
   return link ? { places, more_locations_link: link } : { places };
@@ -150,7 +179,15 @@ export function extractLocalPack(doc: Document): { places: LocalPackPlace[]; mor
 
 /** The local results page (`tbm=lcl`): every business card in the document. */
 export function parseLocal(html: string): LocalBlocks {
-  return { local_results: readPlaces(findCards(parseHtml(html)), false) };
+  const doc = parseHtml(html);
+  const { places, ads } = readPlaces(findCards(doc), false, imageSources(doc));
+  return ads.length ? { local_results: places, local_ads: ads } : { local_results: places };
+}
+
+/** Image ids of the page → their scripted sources, read once and only when a card's photo needs it. */
+function imageSources(doc: Document): () => Map<string, string> {
+  let sources: Map<string, string> | undefined;
+  return () => (sources ??= scriptedImageSources(doc));
 }
 
 /** A card: where it is, and its name and lines once found (details cards are read from `details`). */
@@ -267,14 +304,42 @@ function cardRoot(details: Element): Element {
   return link ?? (details.parent && isTag(details.parent) ? details.parent : details);
 }
 
-/** The places of the cards; `withPrice`: a web results page's pack, which keeps the price a card shows. */
-function readPlaces(cards: Card[], withPrice: boolean): LocalPackPlace[] {
+type LocalAd = NonNullable<LocalBlocks["local_ads"]>[number];
+
+/**
+ * The places of the cards, and apart from them the sponsored cards (`local_ads`), which are never
+ * counted as places; `withPrice`: a web results page's pack, which keeps the price a card shows.
+ */
+function readPlaces(cards: Card[], withPrice: boolean, images: () => Map<string, string>): { places: LocalPackPlace[]; ads: LocalAd[] } {
   const places: LocalPackPlace[] = [];
+  const ads: LocalAd[] = [];
   for (const card of cards) {
-    const place = readCard(card, places.length + 1, withPrice);
-    if (place) places.push(place);
+    const sponsored = isSponsored(card.root);
+    const place = readCard(card, (sponsored ? ads : places).length + 1, withPrice, images);
+    if (!place) continue;
+    if (sponsored) {
+      const { position, ...ad } = place;
+      ads.push({ block_position: position, ...ad });
+    } else places.push(place);
   }
-  return places;
+  return { places, ads };
+}
+
+/** A card the page marks as paid: a sponsored label of its own, or its links going through the ad redirect. */
+function isSponsored(root: Element): boolean {
+  let found = false;
+  const visit = (node: AnyNode): void => {
+    if (found) return;
+    if (isText(node)) {
+      if (SPONSORED_LABEL.test(node.data.replace(/[\s·⋅:]+/g, " ").trim())) found = true;
+      return;
+    }
+    if (!isTag(node)) return;
+    if (node.name === "a" && AD_LINK.test(node.attribs.href ?? "")) found = true;
+    else for (const c of node.children) visit(c);
+  };
+  visit(root);
+  return found;
 }
 
 interface Line {
@@ -285,12 +350,12 @@ interface Line {
   extra: boolean;
 }
 
-function readCard(found: Card, position: number, withPrice: boolean): LocalPackPlace | undefined {
+function readCard(found: Card, position: number, withPrice: boolean, images: () => Map<string, string>): LocalPackPlace | undefined {
   const card = scan(found.root, CARD_PARTS);
   const titleEl = "details" in found ? card.first(CARD.title) : null;
   const title = "details" in found ? text(titleEl) : found.title;
   if (!title) return undefined;
-  const place: LocalPackPlace = { position, title };
+  const place: LocalPackPlace = { position, title, ...placeIds(found.root, card) };
 
   let lines = "details" in found ? cardLines(found.details, titleEl!) : found.lines;
   // A hotel's nightly price has a line of its own, before the rating line.
@@ -306,7 +371,9 @@ function readCard(found: Card, position: number, withPrice: boolean): LocalPackP
   const addressLine = lines[ratingAt + 1];
   if (addressLine && !isHours(addressLine.text) && !addressLine.extra) {
     let parts = addressLine.text.split(SEPARATOR).filter(Boolean);
-    parts = parts.filter((p, i) => !PHONE.test(p) && !YEARS_IN_BUSINESS.test(p) && !(i > 0 && LOCATED_IN.test(p)));
+    const years = parts.find((p) => YEARS_IN_BUSINESS.test(p));
+    if (years) place.years_in_business = years;
+    parts = parts.filter((p, i) => !PHONE.test(p) && p !== years && !(i > 0 && LOCATED_IN.test(p)));
     // Mobile cards: `Coffee shop · 1594 Market St` when the rating line carries no category.
     if (place.type === undefined && ratingAt >= 0 && parts.length > 1) place.type = parts.shift();
     if (parts.length) place.address = parts.join(", ");
@@ -314,7 +381,14 @@ function readCard(found: Card, position: number, withPrice: boolean): LocalPackP
 
   place.phone = findPhone(lines.filter((_, i) => i !== ratingAt)) ?? null;
   const hours = lines.find((l, i) => i !== ratingAt && !l.extra && isHours(l.text));
-  if (hours) place.hours = hours.text.replace(/\s*([·⋅])\s*/g, " $1 ");
+  // The hours line may end with the phone after a middle dot (`Aberto ⋅ Fecha às 18:00 · (11) 3333-4444`).
+  if (hours) place.hours = hours.text.split(SEPARATOR).filter((p) => p && !PHONE.test(p)).join(" · ").replace(/\s*([·⋅])\s*/g, " $1 ");
+  const extras = lines.filter((l) => l.extra && l.text);
+  if (extras[0]) place.description = extras[0].text;
+  const options = extras.map((l) => serviceOptions(l.text)).find((o) => o !== undefined);
+  if (options) place.service_options = options;
+  const thumbnail = cardImage(card, images);
+  if (thumbnail) place.thumbnail = thumbnail;
   // A hotel card links only into the travel pages: it names no website.
   const website = "hotel" in found && found.hotel ? undefined : websiteOf(card);
   if (website) place.website = website;
@@ -338,19 +412,63 @@ function isRatingLine(line: Line): boolean {
   return NO_REVIEWS.test(head) || (line.el !== undefined && first(CARD.ratingMarks, line.el) !== null);
 }
 
-function readRatingLine(line: string): Pick<LocalPackPlace, "rating" | "reviews" | "type" | "price"> {
+function readRatingLine(line: string): Pick<LocalPackPlace, "rating" | "reviews" | "reviews_original" | "type" | "price"> {
   const [head = "", ...rest] = line.split(SEPARATOR);
-  const out: Pick<LocalPackPlace, "rating" | "reviews" | "type" | "price"> = {};
+  const out: Pick<LocalPackPlace, "rating" | "reviews" | "reviews_original" | "type" | "price"> = {};
   const m = NO_REVIEWS.test(head) ? null : head.match(RATING);
   const rating = parseRating(m?.[1]);
   if (rating !== undefined) out.rating = rating;
   const reviews = parseCount(m?.[2]);
-  if (reviews !== undefined) out.reviews = reviews;
+  if (reviews !== undefined) {
+    out.reviews = reviews;
+    out.reviews_original = `(${m![2]!.trim()})`;
+  }
   const type = rest.find((p) => p && !PRICE.test(p));
   if (type) out.type = type;
   const price = rest.find((p) => PRICE.test(p));
   if (price) out.price = price;
   return out;
+}
+
+/** The place's CID and feature id, from the card's attributes or its links to the place's own results. */
+function placeIds(root: Element, card: Scan): Pick<LocalPackPlace, "place_id" | "data_id"> {
+  const ids: Pick<LocalPackPlace, "place_id" | "data_id"> = {};
+  const cid = card.all(PLACE_IDS.cid).map((el) => attr(el, "data-cid")!).find((v) => PLACE_IDS.digits.test(v));
+  // A basic HTML card is itself the link to the place's results.
+  const links = root.name === "a" ? [root, ...card.all(CARD.anyLink)] : card.all(CARD.anyLink);
+  const ludocid = links.map((a) => attr(a, "href")?.match(PLACE_IDS.ludocid)?.[1]).find(Boolean);
+  const fid = card.all(PLACE_IDS.fid).map((el) => attr(el, "data-fid")!).find((v) => PLACE_IDS.fidShape.test(v));
+  // The feature id's second half is the CID in hex: the CID of a card that names only its feature id.
+  const place = cid ?? ludocid ?? (fid ? BigInt(fid.slice(fid.indexOf(":") + 1)).toString() : undefined);
+  if (place) ids.place_id = place;
+  if (fid) ids.data_id = fid;
+  return ids;
+}
+
+/** `Dine-in · Takeout · No delivery` → { dine_in: true, takeout: true, delivery: false }; undefined unless every part is an option. */
+function serviceOptions(line: string): Record<string, boolean> | undefined {
+  const out: Record<string, boolean> = {};
+  const parts = line.split(/\s*[·⋅]\s*/).filter(Boolean);
+  for (const part of parts) {
+    const offered = !NOT_OFFERED.test(part);
+    const name = part.replace(NOT_OFFERED, "");
+    const option = SERVICE_OPTIONS.find(([, words]) => words.test(name))?.[0];
+    if (!option) return undefined;
+    out[option] = offered;
+  }
+  return parts.length ? out : undefined;
+}
+
+/** The card's photo: its image's source, or the source the page's script gives that image. */
+function cardImage(card: Scan, images: () => Map<string, string>): string | undefined {
+  for (const img of card.all(CARD_IMAGE)) {
+    const src = attr(img, "src") ?? attr(img, "data-src");
+    if (src && !isPlaceholderImage(src)) return src.startsWith("data:") || /^https?:/.test(src) ? src : undefined;
+    const id = attr(img, "id");
+    const scripted = id ? images().get(id) : undefined;
+    if (scripted) return scripted;
+  }
+  return undefined;
 }
 
 function isHours(line: string): boolean {

@@ -9,8 +9,13 @@ import { FIXTURES_DIR, fixturesAvailable } from "../fixtures-dir.js";
 const fixture = (name: string) => readFileSync(join(dirname(fileURLToPath(import.meta.url)), "../fixtures", name), "utf8");
 const captured = (name: string) => readFileSync(join(FIXTURES_DIR, name), "utf8");
 
-/** SPEC §2.5: a local item has exactly these fields. */
+/**
+ * SPEC §2.5's fields of a local item, and the reference API's optional fields the page shows besides
+ * (issue 25: every field the page shows; nothing else).
+ */
 const SPEC_FIELDS = new Set(["position", "title", "rating", "reviews", "type", "address", "phone", "hours", "website"]);
+const REFERENCE_FIELDS = ["place_id", "data_id", "reviews_original", "years_in_business", "description", "service_options", "thumbnail"];
+for (const f of REFERENCE_FIELDS) SPEC_FIELDS.add(f);
 const extraFields = (places: LocalPlace[]) => places.flatMap((p) => Object.keys(p).filter((k) => !SPEC_FIELDS.has(k)));
 
 describe("parseLocal on desktop cards (hand-written after the captured packs)", () => {
@@ -49,10 +54,15 @@ describe("parseLocal on desktop cards (hand-written after the captured packs)", 
   });
 
   test("leaves out what a card does not show", () => {
-    expect(places[2]).toEqual({ position: 3, title: "Old Town Pastries", address: "7 Market Sq", phone: null });
+    expect(places[2]).toEqual({ position: 3, title: "Old Town Pastries", place_id: "333", address: "7 Market Sq", phone: null });
   });
 
-  test("returns only the fields SPEC §2.5 names", () => {
+  test("names each place by its CID and keeps the review count as shown", () => {
+    expect(places.map((p) => p.place_id)).toEqual(["111", "222", "333"]);
+    expect(places[0]!.reviews_original).toBe("(1.4K)");
+  });
+
+  test("returns only the fields SPEC §2.5 and the reference API name", () => {
     expect(extraFields(places)).toEqual([]);
   });
 });
@@ -64,22 +74,27 @@ describe("parseLocal on mobile cards (hand-written after the captured packs)", (
     expect(places[0]).toEqual({
       position: 1,
       title: "Bean There",
+      place_id: "1",
       rating: 4.8,
       reviews: 2315,
+      reviews_original: "(2,315)",
       type: "Coffee shop",
       address: "1 Harbour Rd",
       phone: null,
+      description: "Dine-in·Takeout",
+      service_options: { dine_in: true, takeout: true },
     });
   });
 
   test('reads "No reviews" as no rating and a phone on a line of its own', () => {
-    expect(places[1]).toEqual({ position: 2, title: "Drip Lab", type: "Cafe", address: "22 Quay St", phone: "020 7946 0321" });
+    expect(places[1]).toEqual({ position: 2, title: "Drip Lab", place_id: "2", type: "Cafe", address: "22 Quay St", phone: "020 7946 0321" });
   });
 
   test("gives phone null when the call button carries no number", () => {
     expect(places[2]).toEqual({
       position: 3,
       title: "The Roastery",
+      place_id: "3",
       address: "Via Roma, 5",
       phone: null,
       hours: "Chiuso ⋅ Apre alle ore 7",
@@ -125,7 +140,7 @@ describeCaptured("parseLocal on captured pages with a local pack", () => {
     "web-nojs/hotels-nyc-nojs-2023.html",
   ];
 
-  test.each(pages)("%s: three places, numbered, with only SPEC fields and a phone or null", (page) => {
+  test.each(pages)("%s: three places, numbered, with only SPEC and reference fields and a phone or null", (page) => {
     const places = parseLocal(captured(page)).local_results;
     expect(places.map((p) => p.position)).toEqual([1, 2, 3]);
     expect(extraFields(places)).toEqual([]);
@@ -173,5 +188,40 @@ describeCaptured("parseLocal on captured pages with a local pack", () => {
 
   test("finds no pack in a single-place knowledge panel", () => {
     expect(extractLocalPack(parseHtml(captured("web/central-park-new-york-desktop-2024.html")))).toBeUndefined();
+  });
+});
+
+describe("parseLocal on a pt-BR local results page (hand-written after the issue's 2025 report)", () => {
+  const blocks = parseLocal(fixture("local-finder-pt-br-written.html"));
+  const places = blocks.local_results;
+
+  test("keeps the sponsored cards apart, never counted as places", () => {
+    expect(places.map((p) => [p.position, p.title])).toEqual([
+      [1, "Padaria Pão Dourado"],
+      [2, "Confeitaria Estrela"],
+    ]);
+    expect(blocks.local_ads?.map((a) => [a.block_position, a.title])).toEqual([
+      [1, "Padaria Anunciante"],
+      [2, "Pães & Cia Delivery"],
+    ]);
+  });
+
+  test('reads "(1,5 mil)" as 1,500 reviews', () => {
+    expect(places[0]).toMatchObject({ rating: 4.6, reviews: 1500, reviews_original: "(1,5 mil)", type: "Padaria" });
+  });
+
+  test("tells address, years in business, hours and phone apart", () => {
+    expect(places[0]).toMatchObject({
+      address: "R. Augusta, 1500 - Consolação",
+      years_in_business: "15 anos no mercado",
+      hours: "Aberto ⋅ Fecha às 20:00",
+      phone: "(11) 3333-4444",
+    });
+    expect(places[1]).toMatchObject({ address: "Al. Santos, 45", years_in_business: "Mais de 10 anos no mercado", hours: "Fechado ⋅ Abre às 07:00" });
+  });
+
+  test("reads the service options the card lists, in Portuguese", () => {
+    expect(places[0]!.service_options).toEqual({ dine_in: true, takeout: true, delivery: false });
+    expect(places[0]!.place_id).toBe("1234567890123");
   });
 });
