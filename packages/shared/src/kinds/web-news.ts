@@ -11,6 +11,8 @@ export const newsItemSchema = z.object({
   date: z.string().meta({ description: "Relative age text" }),
   snippet: z.string().nullable(),
   thumbnail: z.string().optional().meta({ description: "Inline image data URI, may be shortened" }),
+  favicon: z.string().optional().meta({ description: "The publisher's icon the card shows (a data URI or URL)" }),
+  iso_date: z.string().optional().meta({ description: "The date as ISO 8601, where the card shows an absolute date" }),
 });
 export type NewsItem = z.infer<typeof newsItemSchema>;
 

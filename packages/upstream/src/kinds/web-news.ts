@@ -27,6 +27,7 @@ import {
   type Element,
   type Scan,
 } from "../html/index.js";
+import { isDateText, pictures, pieces, resultCards, type Card, type Piece } from "../html/cards.js";
 import { isPlaceholderImage, scriptedImageSources, targetUrl } from "../values.js";
 import { filled, type UpstreamKind } from "./kind.js";
 import { searchTarget } from "./url-forms.js";
@@ -104,8 +105,102 @@ type Article = Omit<NewsItem, "position">;
 export function parseNews(html: string): NewsBlocks {
   const doc = parseHtml(html);
   const cards = all(CARD.card, doc);
-  const articles = cards.length > 0 ? readCards(doc, cards) : readLight(doc);
+  const known = cards.length > 0 ? readCards(doc, cards) : readLight(doc);
+  // The layouts above are known by their class names; the cards found by their shape (a link to an
+  // article holding its headline, in the results region) stand in when a redesign renamed them.
+  const shaped = readShapes(doc);
+  const articles = shaped.length > known.length ? shaped : known;
   return { news_results: articles.map((a, i) => ({ position: i + 1, ...a })) };
+}
+
+/** The results region by its landmarks (ids and roles, which redesigns keep): `#rso`, `#search`, `[role=main]`, `#main`. */
+const REGION = ["#rso", "#search", '[role="main"]', "#main"] as const;
+
+/**
+ * Articles read by shape alone: each link to another site holding a heading is an article; in its
+ * card, a date is the piece shaped like one, the publisher the piece above the headline (else a
+ * short one below it), the snippet the longest other piece, the thumbnail the card's picture and the
+ * publisher's icon its small image.
+ */
+function readShapes(doc: Document): Article[] {
+  const region = REGION.map((s) => first(s, doc)).find((el) => el !== null);
+  if (!region) return [];
+  let scripted: Map<string, string> | undefined;
+  const images = () => (scripted ??= scriptedImageSources(doc));
+  const target = (href: string) => {
+    const url = targetUrl(href);
+    return url && /^https?:/i.test(url) && !GOOGLE_PAGE.test(url) ? url : undefined;
+  };
+  // Cards titled by a heading; failing those (2019–2021 cards title with a plain block), every article link.
+  for (const headless of [false, true]) {
+    const articles: Article[] = [];
+    for (const card of resultCards(region, { target, headless })) {
+      const article = shapedArticle(card, images);
+      if (article) articles.push(article);
+    }
+    if (articles.length) return articles;
+  }
+  return [];
+}
+
+const GOOGLE_PAGE = /^https?:\/\/(?:[a-z0-9-]+\.)*(?:google\.[a-z.]+|googleusercontent\.com|gstatic\.com|youtube\.com\/results)(?:[/?#]|$)/i;
+
+function shapedArticle(card: Card, images: () => Map<string, string>): Article | undefined {
+  const all = pieces(card.root).flatMap(splitLeadingDate);
+  const dateAt = all.findIndex((p) => isDateText(p.text));
+  // The publisher's line carries its icon (a small image) where the card shows one.
+  const iconAt = all.findIndex((p, i) => i !== dateAt && pictures(p.el).icons.length > 0 && p.text.length <= 80);
+  let at = card.heading ? all.findIndex((p) => p.el === card.heading || isInside(p.el, card.heading!)) : -1;
+  // A card without a heading titles the article with the first long piece after the publisher.
+  if (at < 0) at = all.findIndex((p, i) => i > iconAt && i !== dateAt && p.text.length >= 10);
+  const title = card.heading ? text(card.heading) : all[at]?.text;
+  const date = dateAt >= 0 ? all[dateAt]!.text : undefined;
+  const others = all.filter((_, i) => i !== at && i !== dateAt);
+  const before = at > 0 ? all.slice(0, at).filter((p) => all.indexOf(p) !== dateAt && p.text.length <= 80) : [];
+  const source =
+    (iconAt >= 0 && iconAt !== at ? all[iconAt]!.text : undefined) ??
+    before[before.length - 1]?.text ??
+    others.find((p) => all.indexOf(p) > at && p.text.length <= 60)?.text;
+  const snippet = others
+    .filter((p) => p.text !== source && p.text.length >= 40)
+    .sort((a, b) => b.text.length - a.text.length)[0]?.text;
+  const article = toArticle(card.href, title, source, date, snippet);
+  if (!article) return undefined;
+  const { pictures: pics, icons } = pictures(card.root);
+  const thumbnail = pics.map((img) => imageOf(img, images)).find(Boolean);
+  if (thumbnail) article.thumbnail = thumbnail;
+  const favicon = icons.map((img) => imageOf(img, images)).find(Boolean);
+  if (favicon) article.favicon = favicon;
+  const iso = date ? isoDate(date) : undefined;
+  if (iso) article.iso_date = iso;
+  return article;
+}
+
+/** `16 hours ago · The film is…`: a snippet led by the card's age is two pieces, the age and the snippet. */
+function splitLeadingDate(p: Piece): Piece[] {
+  const m = p.text.match(/^(.{1,40}?)\s+[·•]\s+(.+)$/su);
+  return m && isDateText(m[1]!) ? [{ el: p.el, text: m[1]! }, { el: p.el, text: m[2]! }] : [p];
+}
+
+function isInside(el: Element, ancestor: Element): boolean {
+  for (let node = el.parent; node; node = node.parent) if (node === ancestor) return true;
+  return false;
+}
+
+/** An absolute date the card shows (`Jun 13, 2025`, `2025-06-13`, `13.06.2025`) as ISO 8601; relative ages have none. */
+function isoDate(date: string): string | undefined {
+  const dmy = date.match(/^(\d{1,2})\.(\d{1,2})\.(\d{4})$/);
+  const ymd = date.match(/^(\d{4})[-年.]\s*(\d{1,2})[-月.]\s*(\d{1,2})/);
+  const parts = dmy ? [dmy[3], dmy[2], dmy[1]] : ymd ? [ymd[1], ymd[2], ymd[3]] : undefined;
+  if (parts) {
+    const [y, m, d] = parts.map(Number) as [number, number, number];
+    const t = Date.UTC(y, m - 1, d);
+    return Number.isFinite(t) && m >= 1 && m <= 12 && d >= 1 && d <= 31 ? new Date(t).toISOString() : undefined;
+  }
+  // English month names: `Jun 13, 2025`, `13 June 2025`.
+  if (!/^(?:\p{L}{3,9}\.?\s+\d{1,2},?\s+\d{4}|\d{1,2}\s+\p{L}{3,9}\.?\s+\d{4})$/u.test(date)) return undefined;
+  const t = Date.parse(`${date.replace(/\./g, "")} UTC`);
+  return Number.isFinite(t) ? new Date(t).toISOString() : undefined;
 }
 
 function readCards(doc: Document, cards: Element[]): Article[] {
@@ -125,6 +220,8 @@ function readCards(doc: Document, cards: Element[]): Article[] {
     if (!article) continue;
     const thumbnail = imageOf(parts.first(CARD.thumbnail), images);
     if (thumbnail) article.thumbnail = thumbnail;
+    const favicon = pictures(card).icons.map((img) => imageOf(img, images)).find(Boolean);
+    if (favicon) article.favicon = favicon;
     articles.push(article);
   }
   return articles;
