@@ -4,12 +4,13 @@
  * the page, as a redesign's new build would), and with every class attribute dropped, still gives
  * at least 90% of the items the original page gives.
  *
- * Kinds covered so far: news. (Web, local, images and shopping still find most of their blocks by
- * class names: see the issue.)
+ * Kinds covered so far: news and shopping search. (Web, local and images still find most of their
+ * blocks by class names: see the issue.)
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseNews } from "../src/kinds/web-news.js";
+import { parseShopping } from "../src/kinds/web-shopping-search.js";
 import { isDateText } from "../src/html/cards.js";
 import { FIXTURES_DIR, fixturesAvailable } from "./fixtures-dir.js";
 
@@ -73,6 +74,32 @@ describeIfFixtures(`class names renamed (seed ${seed}) or dropped`, () => {
         if (o.source) expect(item.source).toBe(o.source);
       }
     }
+  });
+});
+
+describeIfFixtures(`shopping: class names renamed (seed ${seed}) or dropped`, () => {
+  const dir = join(FIXTURES_DIR, "shopping");
+  const pages = readdirSync(dir).filter((f) => f.endsWith(".html"));
+
+  test.each(pages)("shopping/%s: ≥ 90% of the products, with their title, price and merchant", (page) => {
+    const html = readFileSync(join(dir, page), "utf8");
+    const original = parseShopping(html).shopping_results;
+    for (const changed of [renameClasses(html, seed), dropClasses(html)]) {
+      const items = parseShopping(changed).shopping_results;
+      const kept = original.filter((o) => items.some((i) => i.title === o.title));
+      expect(kept.length).toBeGreaterThanOrEqual(Math.ceil(0.9 * original.length));
+      for (const o of kept) {
+        const item = items.find((i) => i.title === o.title)!;
+        expect(item).toMatchObject({ price: o.price, extracted_price: o.extracted_price, source: o.source });
+        if (o.product_id) expect(item.product_id).toBe(o.product_id);
+        if (o.rating !== undefined) expect(item).toMatchObject({ rating: o.rating, reviews: o.reviews });
+      }
+    }
+  });
+
+  test("a page with products is among them", () => {
+    const counts = pages.map((p) => parseShopping(readFileSync(join(dir, p), "utf8")).shopping_results.length);
+    expect(Math.max(...counts)).toBeGreaterThan(0);
   });
 });
 

@@ -5,7 +5,8 @@
  * layout reads them.
  */
 import type { ShoppingBlocks, ShoppingResult } from "@serp/shared";
-import { all, attr, first, hasClass, parseHtml, scan, text, type Element } from "../html/index.js";
+import { all, attr, first, hasClass, parseHtml, scan, text, type Document, type Element } from "../html/index.js";
+import { headingIn, pictures, pieces, resultCards } from "../html/cards.js";
 import { parsePrice, parseCount, parseRating, targetUrl } from "../values.js";
 import { placementLinks } from "../values.js";
 import { filled, type UpstreamKind } from "./kind.js";
@@ -75,13 +76,97 @@ const LAYOUTS: Layout[] = [{ name: "tbm-shop-list-2021", cards: LIST_2021.card, 
 
 export function parseShopping(html: string): ShoppingBlocks {
   const doc = parseHtml(html);
+  let known: Fields[] = [];
   for (const layout of LAYOUTS) {
     const cards = all(layout.cards, doc);
     if (cards.length === 0) continue;
-    const items = cards.map(layout.read).filter((f): f is Fields => f !== undefined);
-    return { shopping_results: items.map((fields, i) => ({ position: i + 1, ...compact(fields) })) };
+    known = cards.map(layout.read).filter((f): f is Fields => f !== undefined);
+    break;
   }
-  return { shopping_results: [] };
+  // The layouts above are known by class names; products found by their shape (a card with a title
+  // and a price, named by the page's product id) stand in when a redesign renamed them.
+  const shaped = readShapes(doc);
+  const items = shaped.length > known.length ? shaped : known;
+  return { shopping_results: items.map((fields, i) => ({ position: i + 1, ...compact(fields) })) };
+}
+
+/** The results region by its landmarks (ids and roles, which redesigns keep). */
+const REGION = ["#rso", "#search", '[role="main"]', "#main"] as const;
+/** A product card names its product in a data attribute (`data-docid`, 2019–2025 lists and grids). */
+const PRODUCT_CARD = "[data-docid]";
+const PRODUCT_PAGE = /\/shopping\/product\/(\d+)/;
+/**
+ * A price as a card prints it, in any currency: `R$ 455,05`, `₹1,299.00`, `$27`, `1 299,90 €`,
+ * `CHF 12.50`, `Rs. 499`, `12,50 zł`.
+ */
+const PRICE_TEXT =
+  /^(?:(?:\p{Sc}|[A-Z]{1,3}\$|R\$|Rs\.?|CHF|USD|EUR|GBP|INR|AED|SAR)\s*\d[\d.,\s'\u00a0\u202f]*|\d[\d.,\s'\u00a0\u202f]*\s*(?:\p{Sc}|zł|kr|Kč|Ft|lei|руб\.?|EUR|USD|CHF))(?:\s*\+\s*\p{L}+)?$/u;
+
+const isPrice = (s: string) => PRICE_TEXT.test(s.replace(/\.$/, "").trim());
+
+/**
+ * Products read by shape alone: the page's product cards (`data-docid`), else each link holding a
+ * heading whose card shows a price. In a card: the title is its heading, the price the first piece
+ * shaped like one (a higher one after it is the former price), the merchant the link to another site,
+ * the comparisons the other link to the product page, the rating and reviews the labelled images.
+ */
+function readShapes(doc: Document): Fields[] {
+  const region = REGION.map((sel) => first(sel, doc)).find((el) => el !== null);
+  if (!region) return [];
+  const marked = all(PRODUCT_CARD, region).filter((el, _, cards) => !cards.some((c) => c !== el && isInside(el, c)));
+  const cards = marked.length
+    ? marked
+    : resultCards(region, { target: (href) => productId(href) ?? externalTarget(href) }).map((c) => c.root);
+  return cards.map(shapedProduct).filter((f): f is Fields => f !== undefined);
+}
+
+function externalTarget(href: string): string | undefined {
+  const url = targetUrl(href);
+  return url && /^https?:/i.test(url) && !/^https?:\/\/(?:[a-z0-9-]+\.)*google\.[a-z.]+\//i.test(url) ? url : undefined;
+}
+
+function shapedProduct(card: Element): Fields | undefined {
+  const heading = headingIn(card);
+  const links = all("a[href]", card);
+  const productLink = links.find((a) => PRODUCT_PAGE.test(attr(a, "href")!));
+  const title = heading ? text(heading) : text(links.find((a) => text(a).length >= 10));
+  const parts = pieces(card);
+  const prices = [...new Set(parts.map((p) => p.text.replace(/\.$/, "").trim()).filter(isPrice))];
+  if (!title || prices.length === 0) return undefined;
+  const price = prices[0]!;
+  const extracted = parsePrice(price);
+  const old = prices.slice(1).find((p) => (parsePrice(p) ?? 0) > (extracted ?? Infinity));
+  const titleLink = heading ? links.find((a) => a === heading.parent || isInside(heading, a)) : undefined;
+  const merchant = links.find((a) => a !== titleLink && !PRODUCT_PAGE.test(attr(a, "href")!) && text(a) && !isPrice(text(a)) && text(a).length <= 60);
+  const comparisons = links.find((a) => a !== titleLink && a !== productLink && PRODUCT_PAGE.test(attr(a, "href")!) && /\d/.test(text(a)) && !isPrice(text(a)));
+  const labelled = all("[aria-label]", card).map((el) => ({ el, label: attr(el, "aria-label")! }));
+  const ratingEl = labelled.find((l) => attr(l.el, "role") === "img" && /^\s*[0-5](?:[.,]\d)?\s*\D/.test(l.label));
+  const reviewsEl = labelled.find((l) => l !== ratingEl && /\d/.test(l.label) && attr(l.el, "role") !== "img" && !isPrice(l.label));
+  const chips = parts.map((p) => p.text).find((t) => t !== title && t.split(/\s+·\s+/).length >= 3 && !prices.some((p) => t.includes(p)));
+  const productHref = attr(productLink, "href");
+  return {
+    title,
+    product_id: productId(productHref),
+    product_link: productHref ? targetUrl(productHref) : undefined,
+    ...placementLinks(attr(merchant, "href") ?? (productHref ? undefined : attr(titleLink, "href"))),
+    source: text(merchant) || undefined,
+    price,
+    extracted_price: extracted,
+    old_price: old,
+    extracted_old_price: parsePrice(old),
+    rating: parseRating(ratingEl?.label),
+    reviews: parseCount(reviewsEl?.label),
+    number_of_comparisons: text(comparisons).match(/\d[\d.,]*\+?/)?.[0],
+    comparison_link: comparisons ? targetUrl(attr(comparisons, "href")) : undefined,
+    extensions: chips?.split(/\s+·\s+/).filter(Boolean),
+    snippet: chips ? undefined : parts.map((p) => p.text).find((t) => t !== title && t.length >= 60 && !isPrice(t)),
+    thumbnail: pictures(card).pictures.map((img) => httpUrl(attr(img, "src"))).find(Boolean),
+  };
+}
+
+function isInside(el: Element, ancestor: Element): boolean {
+  for (let node = el.parent; node; node = node.parent) if (node === ancestor) return true;
+  return false;
 }
 
 function readListCard(card: Element): Fields | undefined {
