@@ -33,7 +33,7 @@ const HEADING_TAGS = new Set(["h1", "h2", "h3", "h4", "h5", "h6"]);
 /** Elements whose text is never a piece: scripts, styles, and text only screen readers get. */
 const SKIP_TAGS = new Set(["script", "style", "noscript", "template", "svg"]);
 /** Inline elements: their text belongs to the piece of the element around them. */
-const INLINE_TAGS = new Set(["b", "strong", "em", "i", "u", "mark", "small", "sub", "sup", "wbr", "br", "abbr", "cite", "q", "time", "bdi", "bdo"]);
+const INLINE_TAGS = new Set(["span", "b", "strong", "em", "i", "u", "mark", "small", "sub", "sup", "wbr", "abbr", "cite", "q", "time", "bdi", "bdo", "font", "img", "g-img"]);
 
 export function isHeading(el: Element): boolean {
   return HEADING_TAGS.has(el.name) || attr(el, "role") === "heading";
@@ -61,7 +61,7 @@ function* elements(root: Element): Generator<Element> {
 export interface CardOptions {
   /** The result's target from an anchor's href (undefined: not a result link). */
   target: (href: string) => string | undefined;
-  /** Whether a link without a heading can be a result (light pages title results with plain text). */
+  /** Whether a link without a heading can be a result (light pages title results with plain text, image tiles with a picture). */
   headless?: boolean;
 }
 
@@ -79,13 +79,18 @@ export function resultCards(region: Element, opts: CardOptions): Card[] {
     const target = href ? opts.target(href) : undefined;
     if (!target || seen.has(target)) continue;
     const heading = headingIn(el) ?? headingBeside(el);
-    if (!heading && (!opts.headless || !text(el))) continue;
+    if (!heading && (!opts.headless || (!text(el) && !holdsPicture(el)))) continue;
     seen.add(target);
     found.push({ anchor: el, href: target, heading });
   }
   const anchors = new Set(found.map((f) => f.anchor));
   const targets = new Map(found.map((f) => [f.anchor, f.href]));
   return found.map((f) => ({ ...f, root: widen(f.anchor, region, anchors, targets) }));
+}
+
+function holdsPicture(el: Element): boolean {
+  for (const d of elements(el)) if (d.name === "img") return true;
+  return false;
 }
 
 /** A heading just around the link (`<h3><a>title</a></h3>`). */
@@ -116,42 +121,49 @@ function holdsOther(el: Element, except: Element, anchors: Set<Element>, targets
 }
 
 /**
- * The card's pieces of text in document order: each element that holds text directly gives one
- * piece, its whole text with its inline children's; what it holds in block children comes as
- * pieces of their own.
+ * The card's pieces of text in document order: each run of text between line breaks and blocks
+ * (`<br>`, a link, a `div`, a paragraph…), inline elements (`span`, `b`, `em`, `cite`…) joined into the run
+ * around them, is one piece, named by the element holding it. Text hidden from readers
+ * (`aria-hidden`) is left out: cards repeat prices and dates for screen readers that way.
  */
 export function pieces(root: Element): Piece[] {
   const out: Piece[] = [];
   const visit = (el: Element) => {
     if (SKIP_TAGS.has(el.name) || attr(el, "aria-hidden") === "true") return;
-    let own = "";
-    const blocks: Element[] = [];
+    let run = "";
+    const flush = () => {
+      const t = run.replace(/\s+/g, " ").trim();
+      if (t && !/^[\s.·•|–—-]*$/.test(t)) out.push({ el, text: t });
+      run = "";
+    };
     for (const c of el.children) {
-      if (isText(c)) own += c.data;
+      if (isText(c)) run += c.data;
       else if (isTag(c)) {
-        if (INLINE_TAGS.has(c.name) && !hasBlockText(c)) own += inlineText(c);
-        else blocks.push(c);
+        if (c.name === "br") flush();
+        else if (isInline(c)) run += inlineText(c);
+        else {
+          flush();
+          visit(c);
+        }
       }
     }
-    const t = own.replace(/\s+/g, " ").trim();
-    if (t) out.push({ el, text: blocks.length ? text(el) : t });
-    if (t && blocks.length) return; // its whole text is the piece: a run of text with spans inside
-    for (const b of blocks) visit(b);
+    flush();
   };
   visit(root);
-  return out.filter((p) => p.text && !/^[\s.·•|–—-]*$/.test(p.text));
+  return out;
+}
+
+/** An inline element holding only text and other inline elements. */
+function isInline(el: Element): boolean {
+  if (!INLINE_TAGS.has(el.name)) return false;
+  for (const c of el.children) if (isTag(c) && (c.name === "br" || !isInline(c))) return false;
+  return true;
 }
 
 function inlineText(el: AnyNode): string {
   if (isText(el)) return el.data;
-  if (!isTag(el) || SKIP_TAGS.has(el.name)) return "";
-  if (el.name === "br") return " ";
+  if (!isTag(el) || SKIP_TAGS.has(el.name) || attr(el, "aria-hidden") === "true") return "";
   return el.children.map(inlineText).join("");
-}
-
-function hasBlockText(el: Element): boolean {
-  for (const c of el.children) if (isTag(c) && !INLINE_TAGS.has(c.name)) return true;
-  return false;
 }
 
 /**

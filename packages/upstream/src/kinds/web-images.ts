@@ -8,7 +8,8 @@
 import type { ImageResult, ImagesBlocks } from "@serp/shared";
 import { textContent } from "domutils";
 import { isTag } from "domhandler";
-import { all, attr, parseHtml, scan, scansOf, text, type AnyNode, type Element, type Scan } from "../html/index.js";
+import { all, attr, first, parseHtml, scan, scansOf, text, type AnyNode, type Document, type Element, type Scan } from "../html/index.js";
+import { pieces, resultCards } from "../html/cards.js";
 import { targetUrl, unwrapWayback } from "../values.js";
 import { filled, type UpstreamKind } from "./kind.js";
 import { searchTarget } from "./url-forms.js";
@@ -187,6 +188,18 @@ const PAGE_PARTS = [...new Set(LAYOUTS.flatMap((l) => [l.tiles, ...TILE_PARTS.ge
 
 export function parseImages(html: string): ImagesBlocks {
   const doc = parseHtml(html);
+  const known = readLayouts(doc);
+  // The layouts above are known by class names; tiles found by their shape (a picture linking the
+  // page it is on) stand in when a redesign renamed them.
+  const shaped = known.length >= SHAPED_ENOUGH ? [] : readShapes(doc);
+  const items = shaped.length > known.length ? shaped : known;
+  return { images_results: items.map((fields, i) => ({ position: i + 1, ...compact(fields) })) };
+}
+
+/** A page whose known layout gave this many tiles needs no second reading. */
+const SHAPED_ENOUGH = 100;
+
+function readLayouts(doc: Document): Fields[] {
   const page = withDeferred(scan(doc, [...PAGE_PARTS, DEFERRED]));
   for (const layout of LAYOUTS) {
     const tiles = page.all(layout.tiles);
@@ -194,10 +207,54 @@ export function parseImages(html: string): ImagesBlocks {
     const parts = scansOf(tiles, TILE_PARTS.get(layout)!, (part) => page.all(part));
     let read = tiles.map((tile, i) => withImgres(tile, parts[i]!, layout.read(tile, parts[i]!)));
     if (layout.tiles === GRID_2021.tile) read = withOriginals(read, tiles, doc);
-    const items = mergeRepeats(read);
-    return { images_results: items.map((fields, i) => ({ position: i + 1, ...compact(fields) })) };
+    return mergeRepeats(read);
   }
-  return { images_results: [] };
+  return [];
+}
+
+/** The image grid by its landmarks (ids and roles, which redesigns keep): the 2021 grid's `#islrg`/`#is-results`, else the results region. */
+const REGION = ["#islrg", "#is-results", "#rso", "#search", '[role="main"]', "#main", "body"] as const;
+const GOOGLE_PAGE = /^https?:\/\/(?:[a-z0-9-]+\.)*(?:google\.[a-z.]+|googleusercontent\.com|gstatic\.com|archive\.org)(?:[/?#:]|$)/i;
+const imageTarget = (href: string) => {
+  const page = pageLink(href);
+  return page && !GOOGLE_PAGE.test(page) ? page : undefined;
+};
+
+/**
+ * Tiles read by shape alone: each link to the page an image is on (directly, through a redirect or
+ * `/imgres?`) whose card holds a picture. The title is the link's `title`, else the card's longest
+ * text, else the picture's `alt`; the source the card's short text (the site's name); the size from
+ * `/imgres?` or the card's `data-ow`/`data-oh`.
+ */
+function readShapes(doc: Document): Fields[] {
+  const items: Fields[] = [];
+  for (const selector of REGION) {
+    const region = first(selector, doc);
+    if (!region) continue;
+    const roots = [region, ...all("template", region).map((t) => t.children[0]).filter((c): c is Element => c !== undefined && isTag(c))];
+    for (const root of roots) {
+      for (const card of resultCards(root, { target: imageTarget, headless: true })) {
+        const img = first("img", card.root);
+        if (!img) continue;
+        const texts = pieces(card.root).map((p) => p.text).filter((t) => imageSize(t) === undefined);
+        const title = attr(card.anchor, "title") || [...texts].sort((a, b) => b.length - a.length)[0] || attr(img, "alt") || undefined;
+        const source = texts.filter((t) => t !== title && t.length <= 60)[0];
+        const sized = card.root.attribs["data-ow"] ? card.root : (all("[data-ow]", card.root)[0] ?? card.root.parent);
+        const fields: Fields = {
+          title,
+          link: card.href,
+          source,
+          thumbnail: thumbnailOf(img),
+          original_width: positiveInt(attr(sized as Element, "data-ow") ?? null),
+          original_height: positiveInt(attr(sized as Element, "data-oh") ?? null),
+        };
+        const res = parseImgres(attr(all('a[href*="/imgres?"]', card.root)[0] ?? card.anchor, "href"));
+        items.push(res ? { ...res, ...compact(fields) } : fields);
+      }
+    }
+    if (items.length) break;
+  }
+  return mergeRepeats(items);
 }
 
 /**
