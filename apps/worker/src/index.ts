@@ -96,7 +96,7 @@ const rt = await createWorkerRuntime({
   retentionSeconds: env.JOB_RETENTION_SECONDS,
   jobHotSeconds: env.JOB_HOT_SECONDS,
   rawHtmlRetentionSeconds: env.RAW_HTML_RETENTION_SECONDS,
-  cache: { ttlSeconds: env.CACHE_TTL_SECONDS, hitCredits: env.CACHE_HIT_CREDITS },
+  cache: { ttlSeconds: env.CACHE_TTL_SECONDS, hitCredits: env.CACHE_HIT_CREDITS, scope: env.CACHE_SCOPE },
   lockDurationMs: env.WORKER_LOCK_MS,
   scraper: upstream,
   logger,
