@@ -1,5 +1,5 @@
 /**
- * The configuration files (the profile table, the geotargets CSVs) are settings too: a bad one at
+ * The configuration files (the profile table, the geotargets CSVs, the CA file) are settings too: a bad one at
  * start is one fatal line naming the setting, the file and the fault, no stack trace, exit 78 (EX_CONFIG,
  * not restarted), before anything connects. A FIFO at the path does not hang the process.
  */
@@ -37,6 +37,7 @@ test.concurrent.each([
     `UPSTREAM_PROFILES_FILE: ${crlf}: profile table refused: profiles.desktop.cookie: not a valid HTTP header value (control characters such as CR or LF are not allowed)`,
   ],
   ["worker", "a FIFO in the geotargets folder", { GEOTARGETS_DIR: geotargets }, `GEOTARGETS_DIR: ${join(geotargets, "cities.csv")}: not a regular file`],
+  ["worker", "a FIFO as the CA file", { UPSTREAM_CA_FILE: fifo }, `UPSTREAM_CA_FILE: ${fifo}: not a regular file`],
   ["api", "a FIFO in the geotargets folder", { GEOTARGETS_DIR: geotargets }, `GEOTARGETS_DIR: ${join(geotargets, "cities.csv")}: not a regular file`],
 ] as const)("the %s refuses %s: one fatal line, no stack trace, exit 78", async (app, _why, env, message) => {
   const service = spawnService(app, { REDIS_URL: "redis://127.0.0.1:1", ...env });
@@ -48,4 +49,4 @@ test.concurrent.each([
   } finally {
     await service.kill();
   }
-}, 60_000);
+}, 120_000);
