@@ -46,9 +46,9 @@ export type CacheScope = (typeof CACHE_SCOPES)[number];
 /**
  * The key of a search, and of the account whose searches alone may answer it (null: anyone's, the
  * global scope; ResultCache.keyOf decides from the scope). Its endpoint and its params with every
- * default filled (`withDefaults`), text normalised (Unicode NFC, whitespace trimmed and collapsed; a location's spacing around commas and
- * its case, which the upstream ignores), members in a fixed order. The query keeps its case, as the
- * model API keys on identical parameters.
+ * default filled (`withDefaults`), text normalised (Unicode NFC, whitespace trimmed and collapsed;
+ * a location's spacing around commas and its case, which the upstream ignores), members in a fixed
+ * order. The query keeps its case, as the model API keys on identical parameters.
  */
 export function cacheKeyOf(endpoint: Endpoint, params: JobParams, account: string | null): string {
   const norm: Record<string, unknown> = {};
