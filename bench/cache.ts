@@ -13,7 +13,7 @@ import { Agent, request } from "node:http";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildResult, type JobParams } from "@serp/shared";
-import { ResultCache, cacheKeyOf, keySpace } from "@serp/store";
+import { ResultCache, keySpace } from "@serp/store";
 import { parsePage } from "@serp/upstream";
 import { freePort } from "../test/support/redis-server.js";
 import { FIXTURES_DIR, REDIS_URL, startStack } from "../test/support/stack.js";
@@ -104,7 +104,7 @@ export async function benchCache(n = 200): Promise<Row[]> {
     console.log(`  host: ${stolen === null ? "CPU steal not reported" : `CPU steal ${(stolen * 100).toFixed(0)}%`}, load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} CPUs`);
 
     // Memory: every captured web results page, as the cache keeps it.
-    const cache = new ResultCache(stack.redis, keySpace(stack.prefix), 3600);
+    const cache = new ResultCache(stack.redis, keySpace(stack.prefix), { ttlSeconds: 3600 });
     const dir = join(FIXTURES_DIR, "web");
     let entries = 0;
     let entryBytes = 0;
@@ -113,7 +113,7 @@ export async function benchCache(n = 200): Promise<Row[]> {
       const { blocks } = parsePage("web-search", readFileSync(join(dir, file), "utf8"));
       const params: JobParams = { query: file.replace(/-(desktop|mobile).*$/, "").replaceAll("-", " "), country: "us", language: "en", page: 1, device: "desktop" };
       const result = buildResult("web-search", params, blocks);
-      const cacheKey = cacheKeyOf("web-search", params);
+      const cacheKey = cache.keyOf("web-search", params, "acct_bench");
       await cache.fill(cacheKey, `job_bench${String(entries).padStart(21, "0")}`, result, "https://www.google.com/search?q=x");
       entryBytes += Number(await stack.redis.memory("USAGE", `${stack.prefix}:cache:${cacheKey}`, "SAMPLES", 0));
       jsonBytes += Buffer.byteLength(JSON.stringify(result));

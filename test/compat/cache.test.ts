@@ -3,7 +3,8 @@
  * upstream, whose request log tells how often the upstream was really asked. /search.json uses the
  * cache by default (`no_cache=true` fetches afresh); POST /v1/jobs only with `cacheMaxAgeSeconds`.
  * A hit is a completed job billed CACHE_HIT_CREDITS (1, or 0) and marked in the ledger; failures
- * are never cached; concurrent identical misses make one upstream request.
+ * are never cached; concurrent identical misses make one upstream request. Under CACHE_SCOPE=account
+ * (the default) one account's searches never answer another's; under `global` they do.
  */
 import request from "supertest";
 import { buildOpenApiDocument } from "../../apps/api/src/openapi/document.js";
@@ -83,7 +84,7 @@ d("result cache", () => {
       const job = (await stack.api.jobs.get(fresh.body.search_metadata.id))!;
       expect(job.job).toMatchObject({ cacheMaxAgeSeconds: 0, cacheHit: false, credits: 1 });
       // Its result is the one now cached.
-      const entry = await stack.redis.hget(`${stack.prefix}:cache:${cacheKeyOf(job.job.endpoint, job.job.params)}`, "job");
+      const entry = await stack.redis.hget(`${stack.prefix}:cache:${cacheKeyOf(job.job.endpoint, job.job.params, acct.accountId)}`, "job");
       expect(entry).toBe(fresh.body.search_metadata.id);
       const after = await api().get("/search.json").query({ q, api_key: acct.key });
       expect(after.body.search_metadata.cached).toBe(true);
@@ -129,7 +130,7 @@ d("result cache", () => {
       const tried = fetched(q);
       expect(tried).toBeGreaterThan(0);
       const job = (await stack.api.jobs.get((await stack.api.accounts.ledger(acct.accountId)).at(-1)!.jobId!))!;
-      expect(await stack.redis.exists(`${stack.prefix}:cache:${cacheKeyOf(job.job.endpoint, job.job.params)}`)).toBe(0);
+      expect(await stack.redis.exists(`${stack.prefix}:cache:${cacheKeyOf(job.job.endpoint, job.job.params, acct.accountId)}`)).toBe(0);
       const again = await api().get("/search.json").query({ q, api_key: acct.key });
       expect(again.status).toBe(200);
       expect(again.body.search_metadata.cached).toBe(false);
@@ -198,7 +199,7 @@ d("result cache", () => {
       expect(fetched(q)).toBe(1);
 
       // Age the entry by 10 minutes: a 5-minute max age misses, a 1-hour one still hits.
-      const key = `${stack.prefix}:cache:${cacheKeyOf("web-search", first.body.job.params)}`;
+      const key = `${stack.prefix}:cache:${cacheKeyOf("web-search", first.body.job.params, acct.accountId)}`;
       await stack.redis.hset(key, "at", String(Date.now() - 600_000));
       const young = await post(acct.auth, { endpoint: "web-search", params: { query: q }, queue: "live", cacheMaxAgeSeconds: 300 });
       expect(young.body.job).toMatchObject({ status: "completed", cacheHit: false });
@@ -259,6 +260,71 @@ d("result cache", () => {
       const job = doc.components.schemas.Job!.properties!;
       expect(job.cacheHit?.description).toMatch(/cache/);
     });
+  });
+});
+
+d("CACHE_SCOPE=account (the default): the cache is no oracle across accounts", () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack({ env: { LIVE_DEADLINE_MS: "8000" }, workerQueues: ["live", "fast"] });
+  }, LIVE);
+  afterAll(() => stack.close());
+  const api = () => request(stack.api.app);
+  const fetched = (q: string) => stack.replay.requests().filter((r) => r.query.q === q).length;
+
+  test("account B does not hit A's entry (API and worker paths), and its own fetch answers B next time, not A", async () => {
+    const [a, b] = [await stack.account(10), await stack.account(10)];
+    const q = "divorce lawyer near me";
+    expect((await api().get("/search.json").query({ q, api_key: a.key })).body.search_metadata.cached).toBe(false);
+    expect((await api().get("/search.json").query({ q, api_key: a.key })).body.search_metadata.cached).toBe(true);
+    expect(fetched(q)).toBe(1);
+
+    const other = await api().get("/search.json").query({ q, api_key: b.key });
+    expect(other.status).toBe(200);
+    expect(other.body.search_metadata.cached).toBe(false);
+    expect(fetched(q)).toBe(2);
+    // The worker's look-up is scoped too: a fast job of B's is answered from B's own entry, never A's.
+    await stack.redis.del(`${stack.prefix}:cache:${cacheKeyOf("web-search", (await stack.api.jobs.get(other.body.search_metadata.id))!.job.params, b.accountId)}`);
+    const queued = await api().post("/v1/jobs").set("Authorization", b.auth).send({ endpoint: "web-search", params: { query: q }, queue: "fast", cacheMaxAgeSeconds: 600 });
+    expect(queued.status).toBe(202);
+    const done = await pollUntilFinal(async () => {
+      const r = await api().get(`/v1/jobs/${queued.body.job.id}`).set("Authorization", b.auth);
+      return { status: r.status, body: r.body };
+    });
+    expect(done.body.job).toMatchObject({ status: "completed", cacheHit: false, credits: 1 });
+    expect(fetched(q)).toBe(3);
+    expect((await api().get("/search.json").query({ q, api_key: b.key })).body.search_metadata.cached).toBe(true);
+    expect(fetched(q)).toBe(3);
+  }, LIVE);
+});
+
+d("CACHE_SCOPE=global", () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack({ env: { LIVE_DEADLINE_MS: "8000", CACHE_SCOPE: "global" }, workerQueues: ["live", "fast"] });
+  }, LIVE);
+  afterAll(() => stack.close());
+  const api = () => request(stack.api.app);
+  const fetched = (q: string) => stack.replay.requests().filter((r) => r.query.q === q).length;
+
+  test("account B hits A's entry, in the API and in the worker: one upstream request for both", async () => {
+    const [a, b] = [await stack.account(10), await stack.account(10)];
+    const q = "divorce lawyer near me";
+    expect((await api().get("/search.json").query({ q, api_key: a.key })).body.search_metadata.cached).toBe(false);
+    const other = await api().get("/search.json").query({ q, api_key: b.key });
+    expect(other.body.search_metadata.cached).toBe(true);
+    const queued = await api().post("/v1/jobs").set("Authorization", b.auth).send({ endpoint: "web-search", params: { query: q }, queue: "fast", cacheMaxAgeSeconds: 600 });
+    const done = await pollUntilFinal(async () => {
+      const r = await api().get(`/v1/jobs/${queued.body.job.id}`).set("Authorization", b.auth);
+      return { status: r.status, body: r.body };
+    });
+    expect(done.body.job).toMatchObject({ status: "completed", cacheHit: true });
+    expect(fetched(q)).toBe(1);
+  }, LIVE);
+
+  test("is refused when it names neither scope", async () => {
+    const { loadEnv } = await import("@serp/api/env");
+    expect(() => loadEnv({ CACHE_SCOPE: "everyone" })).toThrow(/CACHE_SCOPE/);
   });
 });
 

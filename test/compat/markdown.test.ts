@@ -57,6 +57,22 @@ describe("the markdown rendering", () => {
     expect(md).toContain("Coffee is popular.\n- Arabica: most grown\n\nSources:\n1. [Ref](https://ref.test/)");
   });
 
+  test("page text cannot act as markdown: links, images, emphasis, code, tables and line-starting block markers are escaped; control and bidi characters dropped", () => {
+    const titles = ["# not a heading", "> quote", "- item", "---", "1. first", "[x](javascript:y) ![i](https://e.test/t.png) *b* _c_ `d` | e", "\u001b]0;t\u0007\u202egnp.exe"];
+    const out = envelopeMarkdown({ search_parameters: { q: "q" }, organic_results: titles.map((title) => ({ title, link: "https://x.test/" })) });
+    expect(out.split("\n").filter((l) => /^\d+\. /.test(l))).toEqual([
+      "1. [\\# not a heading](https://x.test/)",
+      "2. [\\> quote](https://x.test/)",
+      "3. [\\- item](https://x.test/)",
+      "4. [\\---](https://x.test/)",
+      "5. [1\\. first](https://x.test/)",
+      "6. [\\[x\\](javascript:y) !\\[i\\](https://e.test/t.png) \\*b\\* \\_c\\_ \\`d\\` \\| e](https://x.test/)",
+      "7. [\\]0;tgnp.exe](https://x.test/)",
+    ]);
+    // Inside a word `_` cannot emphasise: identifiers stay readable.
+    expect(envelopeMarkdown({ search_parameters: { q: "web_news get_job" } })).toMatch(/^# web_news get_job\n/);
+  });
+
   test("a job's result, and a queued or failed job, read as markdown too", () => {
     const job = { id: "job_01JZ8K3Q4V7X9YB2C5D6E7F8G9", endpoint: "web-news" as const, queue: "fast" as const, params: { query: "x", country: "us" as const, language: "en" }, credits: 0, latencyMs: null, error: null, attempts: 0, createdAt: "2026-01-01T00:00:00Z", completedAt: null };
     const pending = jobMarkdown({ job: { ...job, status: "pending" }, result: null });
@@ -100,7 +116,9 @@ d("markdown on the compatibility endpoint and over MCP", () => {
       const url = new URL(r.link);
       if (url.hash.startsWith("#:~:")) url.hash = "";
       expect(md.text).toContain(`](${url.href})`);
-      if (r.snippet) expect(md.text).toContain(r.snippet.replace(/\s+/g, " ").trim().slice(0, 40).replace(/</g, "&lt;"));
+      // As the rendering writes page text: markdown's inline syntax escaped, `<` as `&lt;`.
+      const shown = r.snippet?.replace(/\s+/g, " ").trim().slice(0, 40).replace(/[\\`*[\]|~]|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu, "\\$&").replace(/</g, "&lt;");
+      if (shown) expect(md.text).toContain(shown);
     }
     // Measured 0.32 of the tokens and 0.46 of the bytes on this page.
     expect(tokens(md.text) / tokens(JSON.stringify(json.body))).toBeLessThan(0.45);

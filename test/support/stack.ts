@@ -112,7 +112,7 @@ export async function startStack(o: StackOptions = {}): Promise<Stack> {
         concurrency: o.concurrency ?? 8,
         retentionSeconds: env.JOB_RETENTION_SECONDS,
         rawHtmlRetentionSeconds: env.RAW_HTML_RETENTION_SECONDS,
-        cache: { ttlSeconds: env.CACHE_TTL_SECONDS, hitCredits: env.CACHE_HIT_CREDITS },
+        cache: { ttlSeconds: env.CACHE_TTL_SECONDS, hitCredits: env.CACHE_HIT_CREDITS, scope: env.CACHE_SCOPE },
         scraper: upstream,
         logger: silent,
         lockDurationMs: 5_000,

@@ -1,7 +1,7 @@
 import { createServer } from "node:http";
 import { pino } from "pino";
 import { onShutdown } from "@serp/shared";
-import { Locations } from "@serp/upstream";
+import { ConfigFileError, Locations } from "@serp/upstream";
 import { publicBaseUrl } from "./compat/links.js";
 import { ConfigError, httpServerSettings, loadEnv, type ApiEnv } from "./env.js";
 import { drainable } from "./ops/http-shutdown.js";
@@ -11,28 +11,28 @@ import { createApiRuntime } from "./runtime.js";
 
 /**
  * Every setting is checked before anything connects (the ops settings too, which the app reads when
- * it is built): a bad one is a single fatal log line naming the setting and its rule, then exit 78
- * (EX_CONFIG: npm start's supervisor does not restart it, scripts/supervise.mjs).
+ * it is built, and the geotargets files): a bad one is a single fatal log line naming the setting and
+ * its rule, then exit 78 (EX_CONFIG: npm start's supervisor does not restart it, scripts/supervise.mjs).
  */
-function configuration(): ApiEnv {
+function configuration(): { env: ApiEnv; locations: Locations } {
   try {
     const env = loadEnv();
     loadOpsSettings();
-    return env;
+    // With a location list configured, unknown locations are refused and look-ups work.
+    const locations = env.GEOTARGETS_DIR ? Locations.fromDirectory(env.GEOTARGETS_DIR) : Locations.empty();
+    return { env, locations };
   } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
+    if (!(err instanceof ConfigError || err instanceof ConfigFileError)) throw err;
     pino({ base: { app: "api" } }).fatal(err.message);
     process.exit(78);
   }
 }
 
-const env = configuration();
+const { env, locations } = configuration();
 const logger = pino({ level: env.LOG_LEVEL, base: { app: "api" } });
 if (!env.PUBLIC_BASE_URL) {
   logger.warn({ base: publicBaseUrl(env) }, "PUBLIC_BASE_URL is not set: links in responses reach this machine only");
 }
-// With a location list configured, unknown locations are refused and look-ups work.
-const locations = env.GEOTARGETS_DIR ? Locations.fromDirectory(env.GEOTARGETS_DIR) : Locations.empty();
 const rt = await createApiRuntime(env, logger, locations);
 
 if (env.API_KEY) {

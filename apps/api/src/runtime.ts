@@ -53,7 +53,7 @@ export async function createApiRuntime(env: ApiEnv, logger: Logger, locationChec
     jobs, queues: producers, waiter, locations, liveDeadlineMs: env.LIVE_DEADLINE_MS, logger, maxInFlight: limits.maxInFlight,
     allowPrivateWebhookTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS,
     idempotency: new IdempotencyStore(redis, keys),
-    cache: { store: new ResultCache(redis, keys, env.CACHE_TTL_SECONDS), hitCredits: env.CACHE_HIT_CREDITS },
+    cache: { store: new ResultCache(redis, keys, { ttlSeconds: env.CACHE_TTL_SECONDS, scope: env.CACHE_SCOPE }), hitCredits: env.CACHE_HIT_CREDITS },
   });
   const metrics = createMetrics("api");
   const rawPages = new RawPageStore(redis, keys, env.RAW_HTML_RETENTION_SECONDS);

@@ -5,7 +5,7 @@
  * result fills the cache; a failed fetch gives the claim up, so a waiting job fetches in its place.
  */
 import type { Job, JobResult } from "@serp/shared";
-import { cacheKeyOf, type CacheEntry, type ResultCache } from "@serp/store";
+import type { CacheEntry, ResultCache } from "@serp/store";
 
 export interface WorkerCache {
   store: ResultCache;
@@ -22,12 +22,13 @@ export interface Fill {
 /**
  * `hit`: answer the job with this entry. Otherwise fetch, then `fill` (when the job uses the cache).
  * A job without cacheMaxAgeSeconds neither reads nor fills; with 0 it fetches afresh and fills.
+ * `accountId` owns the job: under CACHE_SCOPE=account only its own searches answer it.
  */
-export async function beforeFetch(cache: WorkerCache | undefined, job: Job): Promise<{ hit?: CacheEntry; fill?: Fill }> {
+export async function beforeFetch(cache: WorkerCache | undefined, job: Job, accountId: string): Promise<{ hit?: CacheEntry; fill?: Fill }> {
   const maxAge = job.cacheMaxAgeSeconds;
   if (!cache?.store.enabled || maxAge === undefined) return {};
   const { store } = cache;
-  const key = cacheKeyOf(job.endpoint, job.params);
+  const key = store.keyOf(job.endpoint, job.params, accountId);
   const done = (result: JobResult, upstreamUrl: string) => store.fill(key, job.id, result, upstreamUrl);
   if (maxAge === 0) return { fill: { done, abandon: async () => undefined } };
   const found = await store.lookupOrClaim(key, job.id, maxAge);

@@ -3,7 +3,7 @@ import { pino } from "pino";
 import { createMetrics } from "@serp/metrics";
 import { Closers, onShutdown } from "@serp/shared";
 import { UpstreamStatusBoard } from "@serp/store";
-import { createUpstream, upstreamOptionsOf } from "@serp/upstream";
+import { ConfigFileError, createUpstream, upstreamOptionsOf } from "@serp/upstream";
 import { drainWorkers, trackJobsInFlight } from "./drain.js";
 import { loadEnv, webhookOptions } from "./env.js";
 import { startHealthServer, workerReadiness, type HealthServer } from "./health.js";
@@ -30,7 +30,20 @@ const { WORKER_SHUTDOWN_TIMEOUT_MS } = env;
 const STOP_MARGIN_MS = 2_000;
 const logger = pino({ level: env.LOG_LEVEL, base: { app: "worker", queues: env.WORKER_QUEUES.join(",") } });
 const metrics = createMetrics("worker");
-const upstream = createUpstream({ ...fromEnv, parseThreads: env.PARSE_THREADS }, { log: (level, msg, fields) => logger[level](fields ?? {}, msg) });
+const upstream = configured(() =>
+  createUpstream({ ...fromEnv, parseThreads: env.PARSE_THREADS }, { log: (level, msg, fields) => logger[level](fields ?? {}, msg) }),
+);
+
+/** The configuration files (profile table, geotargets) are settings too: a bad one is one fatal line, then exit 78. */
+function configured<T>(load: () => T): T {
+  try {
+    return load();
+  } catch (err) {
+    if (!(err instanceof ConfigFileError)) throw err;
+    logger.fatal(err.message);
+    process.exit(78);
+  }
+}
 if (fromEnv.tlsInsecure) logger.warn("UPSTREAM_TLS_INSECURE=true: upstream certificates are NOT checked (upstream requests only)");
 else if (fromEnv.ca && hasImpersonating()) {
   logger.warn("UPSTREAM_CA_FILE is trusted by the http transport only: impersonating profiles cannot take a CA, so against a private-CA upstream they fail unless UPSTREAM_TLS_INSECURE=true");
@@ -83,7 +96,7 @@ const rt = await createWorkerRuntime({
   retentionSeconds: env.JOB_RETENTION_SECONDS,
   jobHotSeconds: env.JOB_HOT_SECONDS,
   rawHtmlRetentionSeconds: env.RAW_HTML_RETENTION_SECONDS,
-  cache: { ttlSeconds: env.CACHE_TTL_SECONDS, hitCredits: env.CACHE_HIT_CREDITS },
+  cache: { ttlSeconds: env.CACHE_TTL_SECONDS, hitCredits: env.CACHE_HIT_CREDITS, scope: env.CACHE_SCOPE },
   lockDurationMs: env.WORKER_LOCK_MS,
   scraper: upstream,
   logger,

@@ -171,7 +171,7 @@ function runJob({ jobs, scraper, logger, metrics, onFinal, rawPages, cache }: Pr
     };
 
     // A job that opted in to the cache: answered from it, or waiting for an identical job's fetch.
-    const cached = await beforeFetch(cache, record.job);
+    const cached = await beforeFetch(cache, record.job, record.accountId);
     if (cached.hit) {
       const { hit } = cached;
       const changed = await settle("completed", null, resultFromCache(hit, endpoint, params), hit.upstreamUrl ?? undefined, undefined, hit.jobId);

@@ -2,7 +2,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Metrics } from "@serp/metrics";
 import { Closers, JOB_ERRORS, type QueueName } from "@serp/shared";
-import { CacheFills, DEFAULT_JOB_HOT_SECONDS, DEFAULT_RAW_HTML_RETENTION_SECONDS, JobArchive, JobStore, LedgerDrainer, QUEUE_CATALOG, RawPageStore, ResultCache, connectPostgres, createRedis, keySpace, waitReady, type KeySpace, type QueueHost } from "@serp/store";
+import { CacheFills, DEFAULT_JOB_HOT_SECONDS, DEFAULT_RAW_HTML_RETENTION_SECONDS, JobArchive, JobStore, LedgerDrainer, QUEUE_CATALOG, RawPageStore, ResultCache, connectPostgres, type CacheScope, createRedis, keySpace, waitReady, type KeySpace, type QueueHost } from "@serp/store";
 import { WORKER_DEFAULTS } from "./defaults.js";
 import { FairShare } from "./fair-share.js";
 import { RetryLater, createProcessor, type KnownJob, type Scraper } from "./processor.js";
@@ -26,10 +26,10 @@ export interface WorkerRuntimeOptions {
   scraper: Scraper;
   logger: Logger;
   /**
-   * The result cache (CACHE_TTL_SECONDS, CACHE_HIT_CREDITS; default 3600 and 1): jobs that opted in
-   * are looked up before they fetch, and fill it once completed. ttlSeconds 0 turns it off.
+   * The result cache (CACHE_TTL_SECONDS, CACHE_HIT_CREDITS, CACHE_SCOPE; default 3600, 1 and account):
+   * jobs that opted in are looked up before they fetch, and fill it once completed. ttlSeconds 0 turns it off.
    */
-  cache?: { ttlSeconds: number; hitCredits: number };
+  cache?: { ttlSeconds: number; hitCredits: number; scope?: CacheScope };
   /** How long a job's lock lasts without renewal: a killed worker's job is retaken after this. */
   lockDurationMs?: number;
   /** Stalls (its worker died holding it) a job survives; one more fails it. Default 2. */
@@ -176,12 +176,12 @@ export type WorkerRuntime = Awaited<ReturnType<typeof createWorkerRuntime>>;
 
 /** The result cache, with a subscription that wakes the jobs waiting for an identical job's fetch (none when off). */
 async function resultCache(o: WorkerRuntimeOptions, keys: KeySpace, store: Redis, closers: Closers): Promise<WorkerCache | undefined> {
-  const { ttlSeconds = 3600, hitCredits = 1 } = o.cache ?? {};
+  const { ttlSeconds = 3600, hitCredits = 1, scope = "account" } = o.cache ?? {};
   if (ttlSeconds <= 0) return undefined;
   const subscriber = createRedis(o.redisUrl, "subscriber", "worker-cache-sub");
   subscriber.on("error", (err) => o.logger.debug({ err: err.message }, "redis cache subscriber error"));
   closers.add("redis cache subscriber", () => subscriber.quit().catch(() => subscriber.disconnect()));
   const fills = new CacheFills(subscriber, keys.cacheFilledChannel());
   await fills.start();
-  return { store: new ResultCache(store, keys, ttlSeconds, fills), hitCredits };
+  return { store: new ResultCache(store, keys, { ttlSeconds, scope, fills }), hitCredits };
 }

@@ -2,6 +2,7 @@ import { engineOf, type Endpoint } from "./endpoints.js";
 import { KINDS } from "./kinds/index.js";
 import type { JobParams } from "./params.js";
 import type { BlocksByEndpoint, JobResult, SearchParameters } from "./results.js";
+import { safeResult } from "./safe-text.js";
 
 /** `search_parameters` of SPEC §2.5: engine, query, country, language, page (plus what was used). */
 export function searchParameters(endpoint: Endpoint, p: JobParams): SearchParameters {
@@ -32,7 +33,11 @@ function continuePositions(endpoint: Endpoint, params: JobParams, blocks: object
   return { ...blocks, [paged.list]: shifted };
 }
 
-/** The result object a completed job carries: its parameters, then the parsed blocks. */
+/**
+ * The result object a completed job carries: its parameters, then the parsed blocks. The one place
+ * parser output becomes a result, so the page's text is made harmless here (safe-text.ts): no
+ * control or bidi characters in any string, only http(s) targets in link fields.
+ */
 export function buildResult<E extends Endpoint>(endpoint: E, params: JobParams, blocks: BlocksByEndpoint[E]): JobResult {
-  return { search_parameters: searchParameters(endpoint, params), ...(continuePositions(endpoint, params, blocks as object) as object) };
+  return safeResult({ search_parameters: searchParameters(endpoint, params), ...(continuePositions(endpoint, params, blocks as object) as object) });
 }

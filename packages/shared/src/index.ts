@@ -9,5 +9,6 @@ export * from "./params.js";
 export * from "./results.js";
 export * from "./schemas.js";
 export * from "./build-result.js";
+export * from "./safe-text.js";
 export * from "./closers.js";
 export * from "./env.js";

@@ -15,6 +15,11 @@
  *   make one upstream request, and no waiter waits longer than one fill (its live deadline still
  *   applies: the API fails a live job that runs past it).
  *
+ * Whose searches a hit may come from is CACHE_SCOPE: `account` (the default) keys each account's
+ * searches apart, so a hit, and its age, never tells one account what another searched; `global`
+ * shares entries across accounts (fewer upstream requests, but `cached: true` then reveals that
+ * someone searched the same thing within the hour, and roughly when).
+ *
  * An entry is a hash: when it was fetched (`at`, ms), the job that fetched it, its upstream URL, and
  * the result without its `search_parameters` (each job that reads it gets its own), gzipped: a
  * results page's blocks shrink about 3× (bench/cache.ts measures the memory per cached search).
@@ -34,13 +39,18 @@ export const DEFAULT_FILL_LOCK_MS = 30_000;
 /** How often a waiter looks again when no announcement came (a message lost while reconnecting). */
 const WAIT_POLL_MS = 250;
 
+/** CACHE_SCOPE: a hit only from the same account's searches, or from anyone's. */
+export const CACHE_SCOPES = ["account", "global"] as const;
+export type CacheScope = (typeof CACHE_SCOPES)[number];
+
 /**
- * The key of a search: its endpoint and its params with every default filled (`withDefaults`), text
- * normalised (Unicode NFC, whitespace trimmed and collapsed; a location's spacing around commas and
- * its case, which the upstream ignores), members in a fixed order. The query keeps its case, as the
- * model API keys on identical parameters.
+ * The key of a search, and of the account whose searches alone may answer it (null: anyone's, the
+ * global scope; ResultCache.keyOf decides from the scope). Its endpoint and its params with every
+ * default filled (`withDefaults`), text normalised (Unicode NFC, whitespace trimmed and collapsed;
+ * a location's spacing around commas and its case, which the upstream ignores), members in a fixed
+ * order. The query keeps its case, as the model API keys on identical parameters.
  */
-export function cacheKeyOf(endpoint: Endpoint, params: JobParams): string {
+export function cacheKeyOf(endpoint: Endpoint, params: JobParams, account: string | null): string {
   const norm: Record<string, unknown> = {};
   for (const name of Object.keys(params).sort()) {
     let value = (params as unknown as Record<string, unknown>)[name];
@@ -52,7 +62,8 @@ export function cacheKeyOf(endpoint: Endpoint, params: JobParams): string {
     }
     norm[name] = value;
   }
-  return createHash("sha256").update(JSON.stringify([KEY_VERSION, endpoint, norm])).digest("base64url");
+  const search = account === null ? [KEY_VERSION, endpoint, norm] : [KEY_VERSION, endpoint, norm, account];
+  return createHash("sha256").update(JSON.stringify(search)).digest("base64url");
 }
 
 /** A cached completed result. */
@@ -122,19 +133,40 @@ export class CacheFills {
   }
 }
 
+export interface ResultCacheOptions {
+  /** CACHE_TTL_SECONDS: how long an entry is kept; 0 turns the cache off (nothing read or written). */
+  ttlSeconds: number;
+  /** CACHE_SCOPE: whose searches may answer a job. Default `account`. */
+  scope?: CacheScope;
+  /** Wakes waiting jobs (workers); without it a waiter only polls. */
+  fills?: CacheFills;
+  fillLockMs?: number;
+}
+
 export class ResultCache {
+  readonly ttlSeconds: number;
+  readonly scope: CacheScope;
+  private readonly fills?: CacheFills;
+  private readonly fillLockMs: number;
+
   constructor(
     private readonly redis: Redis,
     private readonly keys: KeySpace,
-    /** CACHE_TTL_SECONDS: how long an entry is kept; 0 turns the cache off (nothing read or written). */
-    readonly ttlSeconds: number,
-    /** Wakes waiting jobs (workers); without it a waiter only polls. */
-    private readonly fills?: CacheFills,
-    private readonly fillLockMs = DEFAULT_FILL_LOCK_MS,
-  ) {}
+    opts: ResultCacheOptions,
+  ) {
+    this.ttlSeconds = opts.ttlSeconds;
+    this.scope = opts.scope ?? "account";
+    this.fills = opts.fills;
+    this.fillLockMs = opts.fillLockMs ?? DEFAULT_FILL_LOCK_MS;
+  }
 
   get enabled(): boolean {
     return this.ttlSeconds > 0;
+  }
+
+  /** The key `accountId`'s search is looked up and filled under: its own under the account scope. */
+  keyOf(endpoint: Endpoint, params: JobParams, accountId: string): string {
+    return cacheKeyOf(endpoint, params, this.scope === "account" ? accountId : null);
   }
 
   /** An entry at most `maxAgeSeconds` old, or null (also when the cache is off or `maxAgeSeconds` is 0). */

@@ -4,6 +4,7 @@
  * written here only.
  */
 import { z } from "zod";
+import { CACHE_SCOPES } from "./cache.js";
 import { DEFAULT_MAX_JOBS_IN_FLIGHT, DEFAULT_RATE_LIMIT_PER_MINUTE } from "./limits.js";
 import { DEFAULT_JOB_HOT_SECONDS } from "./pg/archive.js";
 import { DEFAULT_RAW_HTML_RETENTION_SECONDS } from "./raw-pages.js";
@@ -28,6 +29,11 @@ export const storeEnv = z.object({
   JOB_HOT_SECONDS: z.coerce.number().int().min(1).default(DEFAULT_JOB_HOT_SECONDS),
   /** Seconds a completed result answers identical searches from the result cache; 0 turns the cache off. */
   CACHE_TTL_SECONDS: z.coerce.number().int().min(0).default(3600),
+  /**
+   * Whose searches a cache hit may come from: `account` (only the same account's, the default) or `global`
+   * (anyone's: fewer upstream requests, but a hit reveals that someone searched the same thing recently).
+   */
+  CACHE_SCOPE: z.enum(CACHE_SCOPES).default("account"),
   /** Credits a job answered from the cache costs: the spec's 1, or 0 for the model API's free cached searches. */
   CACHE_HIT_CREDITS: z.coerce.number().int().min(0).max(1).default(1),
   /** Seconds each completed job's upstream page is kept, compressed (the workers keep it; the API serves it); 0 keeps none. */

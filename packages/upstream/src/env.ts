@@ -4,10 +4,10 @@
  * Unset or empty means default; the defaults themselves are UPSTREAM_DEFAULTS and BROWSER_DEFAULTS,
  * filled by resolveUpstreamOptions, so programmatic callers get the same ones.
  */
-import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { envProblems } from "@serp/shared";
 import { CAPTCHA_DEFAULTS, type CaptchaSolverOptions } from "./captcha.js";
+import { ConfigFileError, readConfigFile } from "./config-file.js";
 import { resolveUpstreamOptions, type UpstreamOptions } from "./config.js";
 
 /** `NAME=` in a .env file is unset, as an operator expects. */
@@ -48,7 +48,7 @@ export const upstreamEnv = z.object({
   UPSTREAM_MAX_TRIES: whole,
   UPSTREAM_MAX_BODY_BYTES: whole,
   UPSTREAM_PROFILES_FILE: text,
-  /** A PEM file, read at boot so that a missing one fails there. */
+  /** A PEM file (at most 1 MiB, a regular file), read at boot so that a missing one fails there. */
   UPSTREAM_CA_FILE: text,
   UPSTREAM_TLS_INSECURE: bool,
   UPSTREAM_BREAKER_THRESHOLD: whole,
@@ -134,13 +134,11 @@ function defined<T extends object>(o: T): Partial<T> | undefined {
   return set.length ? (Object.fromEntries(set) as Partial<T>) : undefined;
 }
 
+/** A CA bundle is a few kilobytes; a whole system store about 200 KB. */
+const PEM_FILE_MAX_BYTES = 1 << 20;
+
 function readPem(name: string, file: string): string {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    throw new Error(`${name}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-  }
-  if (!text.includes("-----BEGIN CERTIFICATE-----")) throw new Error(`${name}: ${file} holds no PEM certificate`);
+  const text = readConfigFile(file, { setting: name, maxBytes: PEM_FILE_MAX_BYTES });
+  if (!text.includes("-----BEGIN CERTIFICATE-----")) throw new ConfigFileError(`${name}: ${file}: holds no PEM certificate`);
   return text;
 }

@@ -8,7 +8,7 @@
  * Id,Name,Canonical,Region,Country,Country Code) and/or Google's official `geotargets-<date>.csv`
  * (Criteria ID,Name,Canonical Name,Parent ID,Country Code,Target Type,Status).
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import {
   countryOfLocationName,
@@ -16,7 +16,10 @@ import {
   normalizeCountry,
   type Country,
 } from "@serp/shared";
+import { ConfigFileError, GEOTARGETS_FILE_MAX_BYTES, readConfigFile } from "./config-file.js";
 import { normalizeLocationName, uule } from "./uule.js";
+
+const SETTING = "GEOTARGETS_DIR";
 
 /** One row of the look-up endpoint, shaped like the reference API's locations list. */
 export interface LocationRow {
@@ -77,18 +80,28 @@ export class Locations {
     return new Locations([], false);
   }
 
-  /** Loads the CSV files found in `dir` (at least one must exist). One pass per file. */
+  /**
+   * Loads the CSV files found in `dir` (at least one must exist). One pass per file, each read as a
+   * configuration file (config-file.ts); a bad folder or file throws ConfigFileError (the apps exit 78).
+   */
   static fromDirectory(dir: string): Locations {
-    const official = readdirSync(dir)
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch (error) {
+      throw new ConfigFileError(`${SETTING}: ${dir}: cannot list (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    }
+    const official = names
       .filter((f) => /^geotargets.*\.csv$/i.test(f))
       .sort()
       .map((file) => ({ file, type: "" }));
     const files = [...FILES, ...official].filter(({ file }) => existsSync(join(dir, file)));
-    if (!files.length) throw new Error(`no geotargets CSV files (${FILES.map((f) => f.file).join(", ")}, geotargets-*.csv) in ${dir}`);
+    if (!files.length) throw new ConfigFileError(`${SETTING}: no geotargets CSV files (${FILES.map((f) => f.file).join(", ")}, geotargets-*.csv) in ${dir}`);
     const rows: LocationRow[] = [];
     for (const { file, type } of files) {
       const path = join(dir, file);
-      for (const row of rowsOf(readFileSync(path, "utf8"), type, path)) rows.push(row);
+      const text = readConfigFile(path, { setting: SETTING, maxBytes: GEOTARGETS_FILE_MAX_BYTES });
+      for (const row of rowsOf(text, type, path)) rows.push(row);
     }
     return new Locations(rows, true);
   }
@@ -173,7 +186,7 @@ function rowsOf(text: string, type: string, path: string): LocationRow[] {
   const cc = header.indexOf("country code");
   const targetType = header.indexOf("target type");
   if (name < 0 || canonical < 0 || cc < 0 || (!type && targetType < 0)) {
-    throw new Error(`${path}: expected columns Name, Canonical (Name), Country Code${type ? "" : ", Target Type"}`);
+    throw new ConfigFileError(`${SETTING}: ${path}: expected columns Name, Canonical (Name), Country Code${type ? "" : ", Target Type"}`);
   }
   const rows: LocationRow[] = [];
   for (const r of records) {

@@ -2,10 +2,12 @@
  * Where the profile table comes from: the shipped `profiles.json`, or the file an operator names
  * (UPSTREAM_PROFILES_FILE). A named file is watched and re-read when it changes, so a dead recipe
  * is replaced without a restart; a file that does not validate is refused with a log line naming
- * the field, and the last good table stays in force.
+ * the field, and the last good table stays in force. The file is read as every configuration file
+ * is (config-file.ts): a regular file of at most 1 MiB.
  */
-import { readFileSync, statSync, type Stats } from "node:fs";
+import { statSync, type Stats } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { ConfigFileError, PROFILES_FILE_MAX_BYTES, readConfigFile } from "./config-file.js";
 import { parseProfileTable, ProfileTableError, type ProfileTable } from "./profiles.js";
 
 /** Receives the source's news: a table taken or refused. */
@@ -41,22 +43,35 @@ export function fixedProfileSource(table: ProfileTable): ProfileSource {
   return { current: () => table, reload: () => true, close: () => undefined };
 }
 
+/** The table in `file`; throws ConfigFileError (unreadable) or ProfileTableError (naming each bad field). */
+function readTable(file: string, setting: string): ProfileTable {
+  return parseProfileTable(readConfigFile(file, { setting, maxBytes: PROFILES_FILE_MAX_BYTES }));
+}
+
 /**
- * Reads the table once now (a bad file at start throws, so a deployment never starts without a
- * table), then watches a named file. The shipped file is not watched: it changes only with a release.
+ * Reads the table once now (a bad file at start throws a ConfigFileError, so a deployment never
+ * starts without a table: the apps exit 78 on it), then watches a named file. The shipped file is
+ * not watched: it changes only with a release.
  */
 export function profileSource(opts: ProfileSourceOptions = {}): ProfileSource {
   const file = opts.file ?? shippedProfilesFile();
   const log = opts.log ?? (() => undefined);
   /** The file's stat as last read (null: it was missing), which each poll compares with. */
   let read = statOf(file);
-  let table = parseProfileTable(readFileSync(file, "utf8"));
+  const setting = opts.file ? "UPSTREAM_PROFILES_FILE" : "the shipped profiles.json";
+  let table: ProfileTable;
+  try {
+    table = readTable(file, setting);
+  } catch (error) {
+    if (error instanceof ProfileTableError) throw new ConfigFileError(`${setting}: ${file}: ${error.message}`);
+    throw error;
+  }
   log("info", "profile table loaded", { file, version: table.version });
 
   const reload = (): boolean => {
     read = statOf(file);
     try {
-      table = parseProfileTable(readFileSync(file, "utf8"));
+      table = readTable(file, setting);
     } catch (error) {
       const problems = error instanceof ProfileTableError ? error.problems : [(error as Error).message];
       log("error", `profile table refused, keeping version ${table.version}: ${problems.join("; ")}`, { file, problems });

@@ -12,8 +12,10 @@
  * Rust client, no browser), `browser` (a real Chromium, local or remote, that runs the page's
  * JavaScript challenge: browser.ts).
  */
+import { validateHeaderName, validateHeaderValue } from "node:http";
 import { z } from "zod";
 import type { Endpoint, JobParams } from "@serp/shared";
+import { ConfigFileError } from "./config-file.js";
 import { kindOf, PROFILE_SETS, type ProfileSet } from "./kinds/index.js";
 
 export { PROFILE_SETS, type ProfileSet };
@@ -48,6 +50,25 @@ export function claimedFamily(userAgent: string): "chrome" | "firefox" | "safari
   return "none";
 }
 
+/** Whether `check` (one of Node's own header rules: no CR, LF or other control characters in a value) passes. */
+const httpRule = (check: (value: string) => void) => (value: string) => {
+  try {
+    check(value);
+    return true;
+  } catch {
+    return false;
+  }
+};
+const headerName = z
+  .string()
+  .regex(/^[a-z0-9-]+$/, "header names are lower case")
+  .refine(httpRule(validateHeaderName), "not a valid HTTP header name");
+/** A value sent as an HTTP header (a header, the cookie, the user agent), checked as HTTP does. */
+const headerValue = z.string().refine(
+  httpRule((v) => validateHeaderValue("x", v)),
+  "not a valid HTTP header value (control characters such as CR or LF are not allowed)",
+);
+
 const familyOf = (browser: Impersonated) => (browser.startsWith("firefox") ? "firefox" : "chrome");
 
 const profileSchema = z
@@ -57,9 +78,9 @@ const profileSchema = z
     browser: z.enum(IMPERSONATED).optional(),
     form: z.enum(URL_FORMS),
     /** Required for `http`. For `impersonate`, unset means the impersonated browser's own agent. */
-    userAgent: z.string().min(1).optional(),
-    headers: z.record(z.string().regex(/^[a-z0-9-]+$/, "header names are lower case"), z.string()).default({}),
-    cookie: z.string().default(""),
+    userAgent: headerValue.pipe(z.string().min(1)).optional(),
+    headers: z.record(headerName, headerValue).default({}),
+    cookie: headerValue.default(""),
     /** Why this recipe, with its dated source. */
     note: z.string().optional(),
   })
@@ -122,10 +143,10 @@ export interface ProfileTable {
 }
 
 /** A table that does not validate: each line names the field (`kinds.web-search.2: no profile named "x"`). */
-export class ProfileTableError extends Error {
+export class ProfileTableError extends ConfigFileError {
+  override readonly name = "ProfileTableError";
   constructor(readonly problems: string[]) {
     super(`profile table refused: ${problems.join("; ")}`);
-    this.name = "ProfileTableError";
   }
 }
 

@@ -11,7 +11,8 @@ const GOOGLE_HOST = /^(?:https?:)?\/\/(?:www\.)?google\.[a-z.]+(?=\/)/i;
 
 /**
  * The real target of a result link. Unwraps the upstream's redirectors (`/url?q=`, `/url?url=`,
- * `/aclk?…&adurl=`), makes relative links absolute on `base`, and leaves other links as they are.
+ * `/aclk?…&adurl=`), makes relative links absolute on `base`, and leaves other http(s) links as they
+ * are; anything else (`javascript:`, `data:`, any case or spacing) is no link.
  */
 export function targetUrl(href: string | undefined, base = "https://www.google.com"): string | undefined {
   if (!href || href.startsWith("javascript:") || href === "#") return undefined;
@@ -30,7 +31,7 @@ export function targetUrl(href: string | undefined, base = "https://www.google.c
     const inner = url.searchParams.get("adurl");
     if (inner && /^https?:\/\//i.test(inner)) return inner;
   }
-  return url.href;
+  return url.protocol === "http:" || url.protocol === "https:" ? url.href : undefined;
 }
 
 /**

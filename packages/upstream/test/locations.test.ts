@@ -1,6 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ConfigFileError, GEOTARGETS_FILE_MAX_BYTES } from "../src/config-file.js";
 import { Locations, parseCsv } from "../src/locations.js";
 import { uule } from "../src/uule.js";
 import { GEOTARGETS_DIR, geotargetsAvailable } from "./fixtures-dir.js";
@@ -98,6 +100,22 @@ describe("Locations from Google's official file", () => {
     expect(() => Locations.fromDirectory(empty)).toThrow(/no geotargets CSV files/);
     rmSync(empty, { recursive: true, force: true });
   });
+
+  test("a FIFO, a file without the expected columns or a missing folder is one ConfigFileError naming GEOTARGETS_DIR", () => {
+    const bad = mkdtempSync(join(tmpdir(), "geotargets-bad-"));
+    try {
+      execFileSync("mkfifo", [join(bad, "cities.csv")]);
+      expect(() => Locations.fromDirectory(bad)).toThrow(new ConfigFileError(`GEOTARGETS_DIR: ${join(bad, "cities.csv")}: not a regular file`));
+      rmSync(join(bad, "cities.csv"));
+      writeFileSync(join(bad, "states.csv"), "Id,Label\n1,Texas\n");
+      expect(() => Locations.fromDirectory(bad)).toThrow(
+        new ConfigFileError(`GEOTARGETS_DIR: ${join(bad, "states.csv")}: expected columns Name, Canonical (Name), Country Code`),
+      );
+      expect(() => Locations.fromDirectory(join(bad, "nope"))).toThrow(new ConfigFileError(`GEOTARGETS_DIR: ${join(bad, "nope")}: cannot list (ENOENT)`));
+    } finally {
+      rmSync(bad, { recursive: true, force: true });
+    }
+  });
 });
 
 const describeIfData = geotargetsAvailable ? describe : describe.skip;
@@ -110,6 +128,11 @@ describeIfData("Locations on the geotargets data", () => {
     const started = performance.now();
     locations = Locations.fromDirectory(GEOTARGETS_DIR);
     loadMs = performance.now() - started;
+  });
+
+  test("each of its files fits the configuration file bound with room to spare (the largest at most a quarter of it)", () => {
+    const sizes = readdirSync(GEOTARGETS_DIR).filter((f) => f.endsWith(".csv")).map((f) => statSync(join(GEOTARGETS_DIR, f)).size);
+    expect(Math.max(...sizes)).toBeLessThan(GEOTARGETS_FILE_MAX_BYTES / 4);
   });
 
   test("loads the ~50k rows in one quick pass", () => {

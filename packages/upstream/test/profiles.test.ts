@@ -3,9 +3,11 @@
  * schema refuses what would get a profile refused by the upstream (naming the field), and a
  * watched file is re-read without a restart, keeping the last good table when a new one is broken.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ConfigFileError } from "../src/config-file.js";
 import { profileSource, shippedProfilesFile } from "../src/profile-source.js";
 import { allProfiles, claimedFamily, parseProfileTable, profilesFor, profileTable, ProfileTableError, PROFILE_SETS } from "../src/profiles.js";
 
@@ -95,6 +97,14 @@ describe("the schema", () => {
     expect(problems((d) => (d.profiles["desktop-chrome"].browser = "netscape4"))[0]).toMatch(/^profiles\.desktop-chrome\.browser: /);
   });
 
+  test("header, cookie and user-agent values with CR, LF or other control characters, as HTTP refuses them", () => {
+    const invalid = "not a valid HTTP header value (control characters such as CR or LF are not allowed)";
+    expect(problems((d) => (d.profiles.desktop.headers = { accept: "text/html\r\nx-injected: 1" }))).toEqual([`profiles.desktop.headers.accept: ${invalid}`]);
+    expect(problems((d) => (d.profiles.desktop.cookie = "CONSENT=YES\nSet-Cookie: x"))).toEqual([`profiles.desktop.cookie: ${invalid}`]);
+    expect(problems((d) => (d.profiles.desktop.userAgent = "Mozilla/5.0\u0000"))).toEqual([`profiles.desktop.userAgent: ${invalid}`]);
+    expect(problems((d) => (d.profiles.desktop.headers = { "x-tab": "a\tb", "accept-language": "de-CH, fr;q=0.9" }))).toEqual([]);
+  });
+
   test("a file that is not JSON", () => {
     expect(() => parseProfileTable("{ not json")).toThrow(/^profile table refused: \(file\): not JSON/);
   });
@@ -146,6 +156,40 @@ describe("a watched table file", () => {
   test("a broken file at start is an error: a deployment never runs without a table", () => {
     const file = join(dir, "bad.json");
     writeFileSync(file, JSON.stringify({ version: "x", profiles: {}, kinds: {} }));
-    expect(() => profileSource({ file })).toThrow(/^profile table refused: kinds\./);
+    expect(() => profileSource({ file })).toThrow(new RegExp(`^UPSTREAM_PROFILES_FILE: ${file}: profile table refused: kinds\\.`));
+    expect(() => profileSource({ file })).toThrow(ConfigFileError);
   });
+
+  test("a FIFO, a 150 MB file or a directory at the path is refused at start, at once, naming the setting", () => {
+    const fifo = join(dir, "fifo.json");
+    execFileSync("mkfifo", [fifo]);
+    expect(() => profileSource({ file: fifo })).toThrow(`UPSTREAM_PROFILES_FILE: ${fifo}: not a regular file`);
+    const big = join(dir, "big.json");
+    writeFileSync(big, "");
+    truncateSync(big, 150 * 1024 * 1024);
+    expect(() => profileSource({ file: big })).toThrow(`UPSTREAM_PROFILES_FILE: ${big}: 157286400 bytes, more than the 1048576 allowed`);
+    expect(() => profileSource({ file: dir })).toThrow(`UPSTREAM_PROFILES_FILE: ${dir}: not a regular file`);
+  });
+
+  test("a FIFO or an oversized file swapped in at reload is refused with one line, and the last good table stays", async () => {
+    const file = join(dir, "profiles.json");
+    writeFileSync(file, shippedText);
+    const lines: { level: string; msg: string }[] = [];
+    const source = profileSource({ file, watchIntervalMs: 50, log: (level, msg) => lines.push({ level, msg }) });
+    try {
+      rmSync(file);
+      execFileSync("mkfifo", [file]);
+      await until(() => lines.some((l) => l.level === "error"));
+      expect(lines.filter((l) => l.level === "error").map((l) => l.msg)).toEqual([
+        `profile table refused, keeping version 2026-11: UPSTREAM_PROFILES_FILE: ${file}: not a regular file`,
+      ]);
+      rmSync(file);
+      writeFileSync(file, shippedText + " ".repeat(1 << 20));
+      await until(() => lines.filter((l) => l.level === "error").length === 2);
+      expect(lines.at(-1)!.msg).toMatch(/more than the 1048576 allowed$/);
+      expect(source.current().version).toBe("2026-11");
+    } finally {
+      source.close();
+    }
+  }, 25_000);
 });

@@ -6,8 +6,13 @@
  *
  * Used by the compatibility endpoint (`output=md`, `/search.md`, `Accept: text/markdown`) on its
  * envelope, and by the MCP tools on the job result, so both read the same.
+ *
+ * Every piece of text is the page's (or the caller's), so none of it may act as markdown: control and
+ * bidi characters are dropped (safeText), markdown's inline syntax is escaped and a line-starting
+ * block marker too, `<` is written as `&lt;`, and only http(s) URLs become link targets. Only the
+ * lines' own structure (headings, numbers, links) is markdown.
  */
-import type { JobResponse } from "@serp/shared";
+import { isHttpUrl, safeText, type JobResponse } from "@serp/shared";
 
 type Obj = Record<string, unknown>;
 
@@ -44,18 +49,29 @@ const FACT_KEYS = ["source", "date", "price", "base_price", "total_price", "ship
 
 const MAX_TEXT = 600;
 
-/** One line of text: whitespace collapsed, raw HTML defused, cut at MAX_TEXT. */
+/**
+ * One line of inert text: control and bidi characters dropped, whitespace collapsed, cut at
+ * MAX_TEXT, then markdown's inline syntax (links, images, emphasis, code, tables, escapes) escaped
+ * (`_` inside a word cannot emphasise, so `web_news` stays as it is),
+ * raw HTML and autolinks defused (`&lt;`), and a block marker at its start (a heading's `#`, `>`,
+ * a list's `-`, `+` or `1.`, a `---` or `===` rule) escaped, since a line may begin with it.
+ */
 function text(value: unknown): string {
-  const s = String(value).replace(/\s+/g, " ").trim().replace(/</g, "&lt;");
-  return s.length > MAX_TEXT ? `${s.slice(0, MAX_TEXT)}…` : s;
+  const s = safeText(String(value)).replace(/\s+/g, " ").trim();
+  const cut = s.length > MAX_TEXT ? `${s.slice(0, MAX_TEXT)}…` : s;
+  return cut
+    .replace(/[\\`*[\]|~]|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu, "\\$&")
+    .replace(/</g, "&lt;")
+    .replace(/^(?:#{1,6}(?=\s|$)|>|[-+=](?=\s|$|[-=]*$))/, "\\$&")
+    .replace(/^(\d{1,9})(?=[.)](?:\s|$))/, "$1\\");
 }
 
 /** Text inside a link's brackets. */
-const label = (value: unknown) => text(value).replace(/([\\[\]])/g, "\\$1");
+const label = text;
 
 /** An http(s) URL fit for a markdown link target, or undefined (javascript: and the like are dropped). */
 function target(value: unknown): string | undefined {
-  if (typeof value !== "string") return undefined;
+  if (typeof value !== "string" || !isHttpUrl(value)) return undefined;
   let url: URL;
   try {
     url = new URL(value);
@@ -131,15 +147,18 @@ function record(o: Obj): string[] {
   if (snippet !== undefined) out.push(text(snippet));
   for (const [key, value] of Object.entries(o)) {
     if ([...TITLE_KEYS, ...LINK_KEYS, ...SNIPPET_KEYS, ...FACT_KEYS, "rating", "reviews", "thumbnail", "images"].includes(key)) continue;
-    if (typeof value === "string" || typeof value === "number") out.push(`- ${key.replace(/_/g, " ")}: ${text(value)}`);
+    if (typeof value === "string" || typeof value === "number") out.push(`- ${fieldName(key)}: ${text(value)}`);
     else if (Array.isArray(value) && value.every((v) => typeof v === "string")) {
-      if (value.length) out.push(`- ${key.replace(/_/g, " ")}: ${value.map(text).join("; ")}`);
+      if (value.length) out.push(`- ${fieldName(key)}: ${value.map(text).join("; ")}`);
     } else if (isObj(value) && Object.values(value).every((v) => typeof v === "string" || typeof v === "number")) {
-      for (const [k, v] of Object.entries(value)) out.push(`- ${k.replace(/_/g, " ")}: ${text(v)}`);
+      for (const [k, v] of Object.entries(value)) out.push(`- ${fieldName(k)}: ${text(v)}`);
     }
   }
   return out;
 }
+
+/** A field's name as a label (a knowledge graph's attribute names come from the page). */
+const fieldName = (key: string) => text(key.replace(/_/g, " "));
 
 function block(key: string, value: unknown): string[] {
   if (key === "ai_overview" && isObj(value)) return aiOverview(value);
@@ -159,7 +178,7 @@ const isEmpty = (v: unknown): boolean =>
   v === undefined || v === null || (Array.isArray(v) ? v.length === 0 : isObj(v) ? Object.values(v).every(isEmpty) : false);
 
 function titled(key: string): string {
-  return BLOCKS.find(([k]) => k === key)?.[1] ?? key.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase());
+  return BLOCKS.find(([k]) => k === key)?.[1] ?? text(key.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase()));
 }
 
 export interface MarkdownParts {

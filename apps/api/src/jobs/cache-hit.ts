@@ -5,7 +5,7 @@
  * other queues are looked up by the worker that takes them (their postbacks go out from there).
  */
 import { ApiError } from "@serp/shared";
-import { cacheKeyOf, resultFromCache, type JobRecord, type JobStore, type NewJob, type ResultCache } from "@serp/store";
+import { resultFromCache, type JobRecord, type JobStore, type NewJob, type ResultCache } from "@serp/store";
 
 export interface CacheHitDeps {
   jobs: JobStore;
@@ -20,7 +20,7 @@ export interface CacheHitDeps {
  */
 export async function answerFromCache(deps: CacheHitDeps, job: NewJob, startedMs: number): Promise<JobRecord | null> {
   const maxAge = job.cacheMaxAgeSeconds ?? 0;
-  const entry = await deps.cache.get(cacheKeyOf(job.endpoint, job.params), maxAge);
+  const entry = await deps.cache.get(deps.cache.keyOf(job.endpoint, job.params, job.accountId), maxAge);
   if (!entry) return null;
   const result = resultFromCache(entry, job.endpoint, job.params);
   const completedAt = new Date().toISOString();

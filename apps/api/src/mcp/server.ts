@@ -5,7 +5,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "pino";
-import { ApiError, ENDPOINTS, type Endpoint, type JobResponse } from "@serp/shared";
+import { ApiError, ENDPOINTS, safeText, type Endpoint, type JobResponse } from "@serp/shared";
 import type { AppContext } from "../context.js";
 import { isStorageDown } from "../errors.js";
 import type { Submitter } from "../submitter.js";
@@ -95,8 +95,9 @@ function jobResult(body: JobResponse): CallToolResult {
   return { content: [{ type: "text", text: jobMarkdown(body) }], structuredContent: { job: body.job, result: body.result } };
 }
 
+/** A tool error's text may echo an argument: no control or bidi characters reach the agent. */
 function toolError(text: string): CallToolResult {
-  return { isError: true, content: [{ type: "text", text }] };
+  return { isError: true, content: [{ type: "text", text: safeText(text) }] };
 }
 
 /** Service errors become tool errors in the customer's words; anything else is logged, not shown. */
