@@ -46,7 +46,9 @@ d("drill: the apps start while PostgreSQL is down", () => {
     const base = `http://127.0.0.1:${port}`;
     const databaseUrl = server!.url;
     const common = { REDIS_URL, SERP_PREFIX: stack.prefix, DATABASE_URL: databaseUrl };
-    const api = spawnService("api", { ...common, PORT: String(port), HOST: "127.0.0.1" });
+    // A new API_KEY: its account is written to PostgreSQL first, so it is made once PostgreSQL is reached.
+    const apiKey = `sk_live_drill_${stack.prefix}`;
+    const api = spawnService("api", { ...common, PORT: String(port), HOST: "127.0.0.1", API_KEY: apiKey, API_KEY_CREDITS: "7" });
     const worker = spawnService("worker", { ...common, WORKER_QUEUES: "live,fast", WORKER_CONCURRENCY: "4", JOB_HOT_SECONDS: "1", UPSTREAM_BASE_URL: stack.replay.url });
     processes.push(api, worker);
     const started = Date.now();
@@ -57,6 +59,8 @@ d("drill: the apps start while PostgreSQL is down", () => {
     // They used to wait 30 s for PostgreSQL, then exit 1.
     expect(Date.now() - started).toBeLessThan(30_000);
     expect(api.logs.some((l) => String(l.msg).includes("history is unavailable"))).toBe(true);
+    const apiKeyAccount = () => fetch(`${base}/v1/account`, { headers: { Authorization: `Bearer ${apiKey}` } });
+    expect((await apiKeyAccount()).status).toBe(401);
 
     const ready = await fetch(`${base}/readyz`);
     expect(ready.status).toBe(200);
@@ -100,6 +104,12 @@ d("drill: the apps start while PostgreSQL is down", () => {
     server = await startPostgres(pgDir, { fast: true, port: server!.port });
     await waitFor("the ledger drained", async () => (await stack.redis.xlen(keys.ledgerStream())) === 0, 30_000, 200);
     await waitFor("history available in /readyz", async () => ((await (await fetch(`${base}/readyz`)).json()) as { history: string }).history === "available", 30_000, 200);
+
+    const made = await waitFor("the API_KEY account made", async () => {
+      const res = await apiKeyAccount();
+      return res.status === 200 && ((await res.json()) as { balance: number });
+    }, 15_000, 200);
+    expect(made.balance).toBe(7);
 
     // The migrations ran once: each recorded once, run by one process; the other found nothing to do.
     pool = createPgPool(databaseUrl, "drill", () => undefined);
