@@ -20,12 +20,9 @@ export interface AppPoolLog {
   warn: PgLog;
 }
 
-export interface AppPoolOptions {
-  /** The first pause between two attempts to connect and migrate; doubled after each failure. */
-  firstDelayMs?: number;
-  /** The longest pause between two attempts. */
-  maxDelayMs?: number;
-}
+/** The first pause between two attempts to connect and migrate, doubled after each failure up to the second. */
+const FIRST_DELAY_MS = 500;
+const MAX_DELAY_MS = 5_000;
 
 /**
  * A pool that refuses at once (PostgresUnavailableError) until its database has been migrated once,
@@ -40,12 +37,12 @@ export class AppPool extends pg.Pool {
   /** Settles when the first attempt to connect and migrate has ended, whichever way. */
   readonly firstAttempt: Promise<void>;
 
-  constructor(url: string, name: string, log: AppPoolLog, o: AppPoolOptions = {}) {
+  constructor(url: string, name: string, log: AppPoolLog) {
     super(pgPoolConfig(url, name));
     this.on("error", (err) => log.warn(`postgres (${name}): idle client error: ${err.message}`));
     let attempted: () => void = () => undefined;
     this.firstAttempt = new Promise((r) => (attempted = r));
-    void this.migrateInBackground(url, name, log, o, attempted);
+    void this.migrateInBackground(url, name, log, attempted);
   }
 
   /** Whether the database has been reached and migrated (it may be down again since). */
@@ -79,10 +76,8 @@ export class AppPool extends pg.Pool {
   }
 
   /** Connects and migrates, pausing longer after each failure, until it worked or the pool is ended. */
-  private async migrateInBackground(url: string, name: string, log: AppPoolLog, o: AppPoolOptions, attempted: () => void): Promise<void> {
-    const first = o.firstDelayMs ?? 500;
-    const max = o.maxDelayMs ?? 5_000;
-    let delay = first;
+  private async migrateInBackground(url: string, name: string, log: AppPoolLog, attempted: () => void): Promise<void> {
+    let delay = FIRST_DELAY_MS;
     let lastError = "";
     for (let tries = 1; !this.stop.signal.aborted; tries++) {
       try {
@@ -101,7 +96,7 @@ export class AppPool extends pg.Pool {
         lastError = message;
       }
       await sleep(delay, undefined, { signal: this.stop.signal }).catch(() => undefined);
-      delay = Math.min(max, delay * 2);
+      delay = Math.min(MAX_DELAY_MS, delay * 2);
     }
   }
 }
@@ -110,6 +105,6 @@ export class AppPool extends pg.Pool {
  * The pool of an app's process role (`name` becomes application_name), connected and migrated in
  * the background; see AppPool.
  */
-export function openPostgres(url: string, name: string, log: AppPoolLog, o?: AppPoolOptions): AppPool {
-  return new AppPool(url, name, log, o);
+export function openPostgres(url: string, name: string, log: AppPoolLog): AppPool {
+  return new AppPool(url, name, log);
 }
