@@ -36,8 +36,8 @@ function isHistoryDown(err: Error): boolean {
 }
 
 /** Retry-After (seconds) of a history read while PostgreSQL cannot be reached: an outage outlasts a Redis blip. */
-export const HISTORY_RETRY_AFTER_S = 10;
-export const HISTORY_UNAVAILABLE =
+const HISTORY_RETRY_AFTER_S = 10;
+const HISTORY_UNAVAILABLE =
   "History is unavailable: its database (PostgreSQL) cannot be reached right now, so jobs past their hot window and usage cannot be read. " +
   "Submissions, live jobs and recent jobs are not affected. Try again later";
 
