@@ -66,7 +66,7 @@ export interface DrainState {
 export interface LedgerDrainerOptions {
   /** Entries per insert. */
   batch?: number;
-  /** The pause between polls when the stream is empty (or PostgreSQL failed). */
+  /** The pause between polls when the stream is empty; after failures it doubles, up to FAILING_PAUSE_MS. */
   idleMs?: number;
   /** How long the drain lock is held without renewal (another process takes over after it). */
   lockMs?: number;

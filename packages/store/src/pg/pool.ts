@@ -22,7 +22,8 @@ export type PgLog = (msg: string) => void;
  * says who holds a connection). Small on purpose: PostgreSQL holds history, not the hot path
  * (submissions and live jobs never wait on it), and every process of every role has a pool of its
  * own. An error on an idle client (PostgreSQL restarted, a connection cut) is logged, not thrown:
- * the pool drops that client and connects again when next asked.
+ * the pool drops that client and connects again when next asked. pool.query() guards the client it
+ * lends; code that checks a client out itself goes through inTransaction, which guards it too.
  */
 export function createPgPool(url: string, name: string, log: PgLog = (m) => console.error(m)): pg.Pool {
   const pool = new pg.Pool(pgPoolConfig(url, name));
@@ -99,7 +100,7 @@ export function withSchema(url: string, schema: string): string {
 
 /**
  * Migrates the database at `url`, then a pool on it for `name`: the CLI's, which fails at once when
- * PostgreSQL cannot be reached. The apps start without it (openPostgres, postgres.ts).
+ * PostgreSQL cannot be reached. The apps start without it (openPostgres, app-pool.ts).
  */
 export async function connectPostgres(url: string, name: string, log?: PgLog): Promise<pg.Pool> {
   await migrate(url, log);
