@@ -70,9 +70,9 @@ d("docker-compose.yml", () => {
     expect(redis.healthcheck!.test).toEqual(["CMD", "redis-cli", "ping"]);
   });
 
-  test("api: waits for a healthy Redis, publishes 3000, checks /readyz, and reads settings from .env", () => {
+  test("api: waits for a healthy Redis (PostgreSQL only started), publishes 3000, checks /readyz, and reads settings from .env", () => {
     const api = services.api!;
-    expect(api.depends_on).toEqual({ redis: { condition: "service_healthy" }, postgres: { condition: "service_healthy" } });
+    expect(api.depends_on).toEqual({ redis: { condition: "service_healthy" }, postgres: { condition: "service_started" } });
     expect(api.ports).toEqual(["3000:3000"]);
     expect(api.environment).toMatchObject({ REDIS_URL: "redis://redis:6379", PORT: "3000" });
     // Links in responses must reach the API: .env may set the address, else the published port.
@@ -91,7 +91,7 @@ d("docker-compose.yml", () => {
     // Scaling needs generated container names and no host port per replica.
     expect(w.container_name).toBeUndefined();
     expect(w.ports).toBeUndefined();
-    expect(w.depends_on).toEqual({ redis: { condition: "service_healthy" }, postgres: { condition: "service_healthy" } });
+    expect(w.depends_on).toEqual({ redis: { condition: "service_healthy" }, postgres: { condition: "service_started" } });
     expect(w.healthcheck!.test.join(" ")).toContain("http://127.0.0.1:9100/readyz");
     expect(w.env_file).toEqual([{ path: ".env", required: false }]);
     // The workers' image carries Chromium for the browser transport; the API's stays small.

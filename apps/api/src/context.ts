@@ -4,7 +4,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Metrics } from "@serp/metrics";
 import type { QueueName } from "@serp/shared";
-import type { AccountStore, JobStore, KeySpace, PgPool, RawPageStore } from "@serp/store";
+import type { AccountStore, AppPool, JobStore, KeySpace, RawPageStore } from "@serp/store";
 import type { ApiEnv } from "./env.js";
 import type { JobService, LocationCheck } from "./jobs/service.js";
 
@@ -28,6 +28,9 @@ export interface AppContext {
   rateLimit: RequestHandler;
   /** The upstream pages completed jobs were parsed from (kept by the workers). */
   rawPages: RawPageStore;
-  /** PostgreSQL (DATABASE_URL), migrated; absent without one. Never on the submission path. */
-  pg?: PgPool;
+  /**
+   * PostgreSQL (DATABASE_URL), absent without one. Never on the submission path; it refuses
+   * (PostgresUnavailableError) until it has been reached and migrated in the background.
+   */
+  pg?: AppPool;
 }

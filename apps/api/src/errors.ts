@@ -18,16 +18,28 @@ export function invalidRequest(issues: FieldIssue[]): ApiError {
   return new ApiError("invalid_request", `Invalid request: ${summary}`, issues);
 }
 
-/** Errors from a Redis that cannot be reached: the request fails fast with 503. */
+/** Errors from a Redis (or PostgreSQL) that cannot be reached: the request fails fast with 503. */
 export function isStorageDown(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   return (
     err.name === "MaxRetriesPerRequestError" ||
-    // PostgreSQL unreachable while reading the job archive or usage (store/src/pg).
-    err.name === "ArchiveUnavailableError" ||
+    isHistoryDown(err) ||
+    // PostgreSQL not reached since the process started (store/src/pg/app-pool.ts).
+    err.name === "PostgresUnavailableError" ||
     /enableOfflineQueue|Connection is closed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|Stream isn't writeable|Redis not ready/.test(err.message)
   );
 }
+
+/** PostgreSQL unreachable while reading the job archive or usage (store/src/pg): history is down, the rest works. */
+function isHistoryDown(err: Error): boolean {
+  return err.name === "ArchiveUnavailableError";
+}
+
+/** Retry-After (seconds) of a history read while PostgreSQL cannot be reached: an outage outlasts a Redis blip. */
+const HISTORY_RETRY_AFTER_S = 10;
+const HISTORY_UNAVAILABLE =
+  "History is unavailable: its database (PostgreSQL) cannot be reached right now, so jobs past their hot window and usage cannot be read. " +
+  "Submissions, live jobs and recent jobs are not affected. Try again later";
 
 export const notFound: RequestHandler = (req, _res, next) => {
   next(new ApiError("not_found", `No route for ${req.method} ${req.path}`));
@@ -42,6 +54,7 @@ export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   const bodyError = bodyReadError(err);
   if (bodyError) return bodyError;
+  if (err instanceof Error && isHistoryDown(err)) return new ApiError("unavailable", HISTORY_UNAVAILABLE, undefined, HISTORY_RETRY_AFTER_S);
   if (isStorageDown(err)) return new ApiError("unavailable", "Storage is unavailable; try again shortly", undefined, 2);
   return new ApiError("internal_error", "Internal error");
 }

@@ -7,7 +7,7 @@ import { ConfigError, httpServerSettings, loadEnv, type ApiEnv } from "./env.js"
 import { drainable } from "./ops/http-shutdown.js";
 import { startDraining } from "./ops/readiness.js";
 import { loadOpsSettings } from "./ops/settings.js";
-import { createApiRuntime } from "./runtime.js";
+import { createApiRuntime, ensureApiKeyAccount } from "./runtime.js";
 
 /**
  * Every setting is checked before anything connects (the ops settings too, which the app reads when
@@ -35,10 +35,7 @@ if (!env.PUBLIC_BASE_URL) {
 }
 const rt = await createApiRuntime(env, logger, locations);
 
-if (env.API_KEY) {
-  const { accountId, created } = await rt.accounts.ensureKey(env.API_KEY, env.API_KEY_CREDITS, "API_KEY account");
-  logger.info({ accountId, created, credits: created ? env.API_KEY_CREDITS : undefined }, "API_KEY account ready");
-}
+if (env.API_KEY) await ensureApiKeyAccount(rt, env.API_KEY, env.API_KEY_CREDITS, logger);
 
 const http = httpServerSettings(env);
 const server = createServer({ maxHeaderSize: http.maxHeaderSize, connectionsCheckingInterval: http.connectionsCheckingInterval }, rt.app);

@@ -3,7 +3,7 @@ import type { Queue } from "bullmq";
 import type { Logger } from "pino";
 import { createMetrics } from "@serp/metrics";
 import { Closers, countryOfLocationName, type QueueName } from "@serp/shared";
-import { AccountStore, connectPostgres, createRedis, IdempotencyStore, JobArchive, JobStore, keySpace, openScrapeQueues, RawPageStore, ResultCache, waitReady } from "@serp/store";
+import { AccountStore, createRedis, IdempotencyStore, JobArchive, JobStore, keySpace, openPostgres, openScrapeQueues, PostgresUnavailableError, RawPageStore, ResultCache, waitReady } from "@serp/store";
 import { createApp } from "./app.js";
 import type { AppContext } from "./context.js";
 import type { ApiEnv } from "./env.js";
@@ -28,10 +28,14 @@ export async function createApiRuntime(env: ApiEnv, logger: Logger, locationChec
   subscriber.on("error", (err) => logger.debug({ err: err.message }, "redis subscriber error"));
   closers.add("redis subscriber", () => subscriber.quit().catch(() => subscriber.disconnect()));
   await Promise.all([waitReady(redis), waitReady(subscriber)]);
-  // PostgreSQL (DATABASE_URL): migrated at start; never on the submission path.
-  const pg = env.DATABASE_URL ? await connectPostgres(env.DATABASE_URL, "api", (msg) => logger.info(msg)) : undefined;
-  if (pg) closers.add("postgres", () => pg.end());
-  else logger.warn("DATABASE_URL is not set: no PostgreSQL (the ledger stays in its bounded Redis stream; accounts and keys in Redis only)");
+  // PostgreSQL (DATABASE_URL): never on the submission path, so the API starts without it; it is
+  // connected and migrated in the background (the first attempt is waited for: with PostgreSQL up,
+  // the API starts with history available), and history reads answer 503 until then.
+  const pg = env.DATABASE_URL ? openPostgres(env.DATABASE_URL, "api", { info: (msg) => logger.info(msg), warn: (msg) => logger.warn(msg) }) : undefined;
+  if (pg) {
+    closers.add("postgres", () => pg.end());
+    await pg.firstAttempt;
+  } else logger.warn("DATABASE_URL is not set: no PostgreSQL (the ledger stays in its bounded Redis stream; accounts and keys in Redis only)");
 
   // Producers share the fail-fast connection: a submission while Redis is down errors at once.
   const producers = openScrapeQueues(
@@ -62,3 +66,26 @@ export async function createApiRuntime(env: ApiEnv, logger: Logger, locationChec
   return { app, ctx, redis, keys, jobs, accounts, queues, waiter, jobService, closers, pg };
 }
 export type ApiRuntime = Awaited<ReturnType<typeof createApiRuntime>>;
+
+/**
+ * The API_KEY account (made with `credits` unless the key exists). A new account is written to
+ * PostgreSQL first: while PostgreSQL has not been reached, it is made in the background once it is,
+ * and the API starts meanwhile (an existing key needs only Redis).
+ */
+export async function ensureApiKeyAccount(rt: Pick<ApiRuntime, "accounts" | "pg">, key: string, credits: number, logger: Logger): Promise<void> {
+  const ensure = async () => {
+    const { accountId, created } = await rt.accounts.ensureKey(key, credits, "API_KEY account");
+    logger.info({ accountId, created, credits: created ? credits : undefined }, "API_KEY account ready");
+  };
+  const { pg } = rt;
+  try {
+    await ensure();
+  } catch (err) {
+    if (!pg || !(err instanceof PostgresUnavailableError)) throw err;
+    logger.warn("API_KEY is new and PostgreSQL has not been reached yet: its account is made once it is");
+    void pg
+      .whenMigrated()
+      .then(ensure)
+      .catch((e: Error) => logger.error({ err: e.message }, "API_KEY account could not be made; restart the API once PostgreSQL is up"));
+  }
+}

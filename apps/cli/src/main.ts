@@ -120,7 +120,7 @@ export async function runCli(argv: string[], out: (line: string) => void = conso
     await waitReady(redis, 5_000);
     const database = await chooseDatabase({ DATABASE_URL: process.env.DATABASE_URL, PG_DATA_DIR: process.env.PG_DATA_DIR });
     note(database.note);
-    pg = database.url ? await connectPostgres(database.url, "cli", undefined, 0) : undefined;
+    pg = database.url ? await connectPostgres(database.url, "cli") : undefined;
     const accounts = new AccountStore(redis, keys, 0, pg);
     const needPg = () => {
       if (!pg) throw new UsageError("this command needs PostgreSQL: set DATABASE_URL");

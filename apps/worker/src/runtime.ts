@@ -2,7 +2,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Metrics } from "@serp/metrics";
 import { Closers, JOB_ERRORS, type QueueName } from "@serp/shared";
-import { CacheFills, DEFAULT_JOB_HOT_SECONDS, DEFAULT_RAW_HTML_RETENTION_SECONDS, JobArchive, JobStore, LedgerDrainer, QUEUE_CATALOG, RawPageStore, ResultCache, connectPostgres, type CacheScope, createRedis, keySpace, waitReady, type KeySpace, type QueueHost } from "@serp/store";
+import { CacheFills, DEFAULT_JOB_HOT_SECONDS, DEFAULT_RAW_HTML_RETENTION_SECONDS, JobArchive, JobStore, LedgerDrainer, QUEUE_CATALOG, RawPageStore, ResultCache, type CacheScope, createRedis, openPostgres, keySpace, waitReady, type KeySpace, type QueueHost } from "@serp/store";
 import { WORKER_DEFAULTS } from "./defaults.js";
 import { FairShare } from "./fair-share.js";
 import { RetryLater, createProcessor, type KnownJob, type Scraper } from "./processor.js";
@@ -13,7 +13,7 @@ export type { WebhookOptions };
 
 export interface WorkerRuntimeOptions {
   redisUrl: string;
-  /** PostgreSQL (DATABASE_URL): migrated at start; this process drains the ledger stream into it. Unset: none. */
+  /** PostgreSQL (DATABASE_URL), migrated in the background; this process drains the ledger stream into it. Unset: none. */
   databaseUrl?: string;
   prefix: string;
   queues: readonly QueueName[];
@@ -58,8 +58,13 @@ export async function createWorkerRuntime(o: WorkerRuntimeOptions) {
   store.on("error", (err) => o.logger.debug({ err: err.message }, "redis error"));
   closers.add("redis", () => store.quit().catch(() => store.disconnect()));
   await waitReady(store, 30_000);
-  const pg = o.databaseUrl ? await connectPostgres(o.databaseUrl, "worker", (msg) => o.logger.info(msg)) : undefined;
-  if (pg) closers.add("postgres", () => pg.end());
+  // Connected and migrated in the background (the first attempt is waited for): no job waits on
+  // PostgreSQL, so the workers start without it; the ledger drains once it is reached.
+  const pg = o.databaseUrl ? openPostgres(o.databaseUrl, "worker", { info: (msg) => o.logger.info(msg), warn: (msg) => o.logger.warn(msg) }) : undefined;
+  if (pg) {
+    closers.add("postgres", () => pg.end());
+    await pg.firstAttempt;
+  }
   // Settlements append to the ledger stream in Redis; this copies them into PostgreSQL (one process
   // at a time), so no job waits on PostgreSQL. Closed after the workers (added before them).
   // Archived with its ledger entry by the drainer; read from the archive past its hot window (webhooks).

@@ -12,6 +12,7 @@ export * from "./idempotency.js";
 export * from "./raw-pages.js";
 export * from "./cache.js";
 export * from "./pg/pool.js";
+export * from "./pg/app-pool.js";
 export * from "./pg/archive.js";
 export * from "./pg/usage.js";
 export * from "./pg/ledger.js";

@@ -7,8 +7,10 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { newJobId, type JobParams } from "@serp/shared";
+import { createServer } from "node:net";
 import {
-  AccountStore, JobStore, LedgerDrainer, createPgPool, insertLedgerEntries, keySpace, loadAccounts, loadKeys, migrate, withSchema, type PgPool,
+  AccountStore, JobStore, LedgerDrainer, PostgresUnavailableError, createPgPool, inTransaction, insertLedgerEntries, keySpace, loadAccounts, loadKeys, migrate,
+  openPostgres, withSchema, type PgPool,
 } from "../src/index.js";
 
 const DATABASE_URL = process.env.DATABASE_URL;
@@ -91,5 +93,58 @@ d("the store in PostgreSQL", () => {
     await new LedgerDrainer(redis, keys, pool).drainAll();
     expect(await redis.xlen(keys.ledgerStream())).toBe(0);
     expect(await accounts.ledger(a.id)).toEqual(ledger);
+  });
+
+  test("inTransaction: the connection terminated mid-transaction rejects the work, the process lives, the broken client is discarded", async () => {
+    const other = createPgPool(url, "store-test-killer", () => undefined);
+    try {
+      const uncaught: Error[] = [];
+      const onUncaught = (err: Error) => uncaught.push(err);
+      process.on("uncaughtException", onUncaught);
+      let pid = 0;
+      await expect(
+        inTransaction(pool, async (client) => {
+          pid = (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid;
+          await other.query("SELECT pg_terminate_backend($1)", [pid]);
+          // The FATAL arrives while the client is idle between statements: an 'error' event.
+          await new Promise((r) => setTimeout(r, 200));
+          await client.query("SELECT 1");
+        }),
+      ).rejects.toThrow();
+      process.off("uncaughtException", onUncaught);
+      expect(uncaught).toEqual([]);
+      // The next client is a working one, on another backend.
+      const next = await inTransaction(pool, async (client) => (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid);
+      expect(next).not.toBe(pid);
+    } finally {
+      await other.end();
+    }
+  });
+
+  test("openPostgres: while its database cannot be reached the pool refuses at once, and end() stops the attempts", async () => {
+    // A port where nothing listens (taken, then freed).
+    const port = await new Promise<number>((resolve) => {
+      const srv = createServer().listen(0, "127.0.0.1", () => {
+        const p = (srv.address() as { port: number }).port;
+        srv.close(() => resolve(p));
+      });
+    });
+    const warnings: string[] = [];
+    const down = openPostgres(`postgres://postgres@127.0.0.1:${port}/nowhere`, "store-test", { info: () => undefined, warn: (m) => warnings.push(m) });
+    await down.firstAttempt;
+    expect(down.migrated).toBe(false);
+    const started = Date.now();
+    await expect(down.query("SELECT 1")).rejects.toBeInstanceOf(PostgresUnavailableError);
+    await expect(down.connect()).rejects.toBeInstanceOf(PostgresUnavailableError);
+    expect(Date.now() - started).toBeLessThan(100);
+    expect(warnings).toEqual([expect.stringMatching(/cannot connect and migrate .*history is unavailable/)]);
+    await down.end();
+
+    const up = openPostgres(url, "store-test", { info: () => undefined, warn: () => undefined });
+    await up.firstAttempt;
+    expect(up.migrated).toBe(true);
+    await up.whenMigrated();
+    expect((await up.query<{ one: number }>("SELECT 1 AS one")).rows).toEqual([{ one: 1 }]);
+    await up.end();
   });
 });

@@ -1,7 +1,9 @@
 /**
  * Operations surface, mounted before authentication:
  * - GET /healthz: the process is alive (no dependency is checked, so a Redis outage never restarts it);
- * - GET /readyz: Redis answers and the process is not shutting down; else 503 `unavailable` + Retry-After;
+ * - GET /readyz: Redis answers and the process is not shutting down; else 503 `unavailable` + Retry-After.
+ *   PostgreSQL is not needed to be ready (only history reads need it): the body says whether
+ *   history is available (`history`, with a `detail` when it is not);
  * - GET /metrics: Prometheus text, with queue depths read from BullMQ at scrape time;
  * - /admin/queues: the queue dashboard, only when ADMIN_TOKEN is set;
  * - GET /admin/upstream: what each running worker publishes about its upstream profiles (table
@@ -18,7 +20,7 @@ import { H, json } from "../openapi/responses.js";
 import * as s from "../openapi/schemas.js";
 import { DASHBOARD_PATH, dashboardRouter, requireAdmin } from "../ops/dashboard.js";
 import { refreshQueueDepths } from "../ops/queue-depth.js";
-import { READY_RETRY_AFTER_S, isDraining, redisAnswers } from "../ops/readiness.js";
+import { READY_RETRY_AFTER_S, historyReadiness, isDraining, redisAnswers } from "../ops/readiness.js";
 import { loadOpsSettings } from "../ops/settings.js";
 import { RouteTable } from "./define.js";
 
@@ -42,7 +44,7 @@ const readyz = opsRouteTable.define({
   tags: ["Operations"],
   summary: "Readiness: storage and queues are reachable",
   responses: {
-    200: json(status, "Ready"),
+    200: json(status, "Ready for submissions; `history` says whether history (archived jobs, usage) can be read"),
     503: json(s.errorBody, "`unavailable`: storage is unreachable or the API is shutting down", { "Retry-After": H.retryAfter }),
   },
 });
@@ -76,7 +78,7 @@ export function opsRoutes(ctx: AppContext): Router {
     readyz.handle(async (_input, _req, res) => {
       if (isDraining(ctx)) throw new ApiError("unavailable", "The API is shutting down", undefined, READY_RETRY_AFTER_S);
       if (!(await redisAnswers(ctx.redis))) throw new ApiError("unavailable", "Storage is unreachable", undefined, READY_RETRY_AFTER_S);
-      res.json({ status: "ready" });
+      res.json({ status: "ready", ...(await historyReadiness(ctx.pg)) });
     }),
   );
 

@@ -18,7 +18,7 @@ import type { KeySpace } from "../keys.js";
 import { LEDGER_STREAM_MAXLEN, entryFromFields, entryKey, nextStreamId, streamIdMs, type StreamEntry } from "../ledger-stream.js";
 import { HOLD_LOCK, RELEASE_LOCK } from "../lua/ledger-lock.js";
 import type { JobArchive } from "./archive.js";
-import type { PgPool } from "./pool.js";
+import { inTransaction, type PgPool } from "./pool.js";
 
 type Queryable = Pick<PgPool, "query">;
 
@@ -66,7 +66,7 @@ export interface DrainState {
 export interface LedgerDrainerOptions {
   /** Entries per insert. */
   batch?: number;
-  /** The pause between polls when the stream is empty (or PostgreSQL failed). */
+  /** The pause between polls when the stream is empty; after failures it doubles, up to FAILING_PAUSE_MS. */
   idleMs?: number;
   /** How long the drain lock is held without renewal (another process takes over after it). */
   lockMs?: number;
@@ -80,6 +80,9 @@ export interface LedgerDrainerOptions {
   /** Test hook: runs after an insert committed, before the trim (the drill kills the process here). */
   afterInsert?: () => Promise<void> | void;
 }
+
+/** The longest pause between two drains while they fail. */
+const FAILING_PAUSE_MS = 2_000;
 
 /**
  * Copies the ledger stream into PostgreSQL, in every worker process; one at a time drains (a Redis
@@ -119,18 +122,10 @@ export class LedgerDrainer {
     const records = archive ? await archive.recordsOf(entries.filter((e) => e.jobId && e.type !== "grant").map((e) => e.jobId!)) : [];
     try {
       if (records.length && archive && "connect" in this.pg) {
-        const client = await (this.pg as PgPool).connect();
-        try {
-          await client.query("BEGIN");
+        await inTransaction(this.pg as PgPool, async (client) => {
           await insertLedgerEntries(client, entries);
           await archive.insert(client, records);
-          await client.query("COMMIT");
-        } catch (err) {
-          await client.query("ROLLBACK").catch(() => undefined);
-          throw err;
-        } finally {
-          client.release();
-        }
+        });
       } else {
         await insertLedgerEntries(this.pg, entries);
       }
@@ -183,16 +178,21 @@ export class LedgerDrainer {
   }
 
   private async run(): Promise<void> {
+    // After failures (PostgreSQL or Redis down) the pause doubles, up to FAILING_PAUSE_MS, so an
+    // outage is not polled five times a second; the first success restores it.
+    let pause = this.idleMs;
     while (!this.stopped) {
       let full = false;
       try {
         const held = (await HOLD_LOCK.run<number>(this.redis, { lock: this.keys.ledgerDrainLock(), token: this.token, ms: this.lockMs })) === 1;
         if (held) full = (await this.drainOnce()) >= this.batch;
+        pause = this.idleMs;
       } catch (err) {
         this.o.onError?.(err as Error);
+        pause = Math.min(FAILING_PAUSE_MS, Math.max(this.idleMs, pause * 2));
       }
       if (this.o.onState) await this.state().then(this.o.onState, () => undefined);
-      if (!full && !this.stopped) await this.sleep(this.idleMs);
+      if (!full && !this.stopped) await this.sleep(pause);
     }
   }
 
