@@ -21,6 +21,13 @@ export function keySpace(prefix: string) {
     apiKey: (sha256: string) => `${prefix}:key:${sha256}`,
     /** The query a compatibility search (/search.json) was asked with, by its job id: its archive echoes it. */
     compatQuery: (jobId: string) => `${prefix}:compat:query:${jobId}`,
+    /**
+     * Every job not yet final, scored by its submission (ms): written with the record, removed by
+     * its settlement. The sweeper (apps/worker/src/sweeper.ts) walks its oldest for ghosts.
+     */
+    inFlight: () => `${prefix}:jobs:in-flight`,
+    /** Held by the one worker process sweeping ghosts, for one pass. */
+    sweepLock: () => `${prefix}:jobs:sweeper`,
     /** An account's idempotency key (hashed) of POST /v1/jobs: the job it made. */
     idempotency: (accountId: string, sha256: string) => `${prefix}:acct:${accountId}:idem:${sha256}`,
     /** Pub/sub channel on which every job that becomes final is announced (its id). */
