@@ -93,7 +93,7 @@ export class JobStore {
     const [code, inFlight, replayOf] = await SUBMIT.run<[number, number, string?]>(
       this.redis,
       {
-        account: this.keys.account(job.accountId), job: this.keys.job(job.id), inFlight: this.keys.inFlight(), reserve, retention: this.retentionSeconds,
+        account: this.keys.account(job.accountId), job: this.keys.job(job.id), unqueued: this.keys.unqueued(), reserve, retention: this.retentionSeconds,
         maxInFlight, jobId: job.id, createdAtMs: Date.parse(job.createdAt), ...claimArgs(claim),
       },
       fields,
@@ -129,17 +129,23 @@ export class JobStore {
     return { outcome: SUBMIT_OUTCOMES[code as 1 | 0 | -1 | -3 | -4], ...(replayOf ? { replayOf } : {}) };
   }
 
-  /**
-   * Jobs not yet final that were submitted before `beforeMs`, oldest first (at most `limit`): what
-   * the sweeper checks for ghosts. A job whose record is gone stays listed until `forgetInFlight`.
-   */
-  async inFlightBefore(beforeMs: number, limit: number): Promise<string[]> {
-    return this.redis.zrangebyscore(this.keys.inFlight(), "-inf", beforeMs, "LIMIT", 0, limit);
+  /** The job is on its queue (or was): it leaves the jobs the sweeper checks. */
+  async queued(id: string): Promise<void> {
+    await this.redis.zrem(this.keys.unqueued(), id);
   }
 
-  /** Drops a job from the in-flight index (its record expired: nothing is left to settle). */
-  async forgetInFlight(id: string): Promise<void> {
-    await this.redis.zrem(this.keys.inFlight(), id);
+  /**
+   * Jobs stored before `beforeMs` and not yet known to be on their queue, oldest first (at most
+   * `limit`): what the sweeper checks. Each stays listed until `queued` or its settlement.
+   */
+  async unqueuedBefore(beforeMs: number, limit: number): Promise<string[]> {
+    return this.redis.zrangebyscore(this.keys.unqueued(), "-inf", beforeMs, "LIMIT", 0, limit);
+  }
+
+  /** A job's queue and status (null for an unknown or expired job), read from Redis alone. */
+  async placeOf(id: string): Promise<{ queue: QueueName; status: JobStatus } | null> {
+    const [queue, status] = await this.redis.hmget(this.keys.job(id), "queue", "status");
+    return queue && status ? { queue: queue as QueueName, status: status as JobStatus } : null;
   }
 
   /** Only the status (null for an unknown or expired job): cheap enough to poll. */
@@ -184,7 +190,7 @@ export class JobStore {
       account: this.keys.account(accountId),
       ledger: this.keys.ledgerStream(),
       usage: this.keys.usage(accountId),
-      inFlight: this.keys.inFlight(),
+      unqueued: this.keys.unqueued(),
       status: f.status,
       price: f.status === "completed" ? f.credits : 0,
       completedAt: f.completedAt,

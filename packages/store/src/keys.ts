@@ -22,10 +22,11 @@ export function keySpace(prefix: string) {
     /** The query a compatibility search (/search.json) was asked with, by its job id: its archive echoes it. */
     compatQuery: (jobId: string) => `${prefix}:compat:query:${jobId}`,
     /**
-     * Every job not yet final, scored by its submission (ms): written with the record, removed by
-     * its settlement. The sweeper (apps/worker/src/sweeper.ts) walks its oldest for ghosts.
+     * Jobs stored but not yet known to be on their queue, scored by their submission (ms): added with
+     * the record, removed once enqueued or settled. The sweeper (apps/worker/src/sweeper.ts) settles
+     * the ones that stay here past a grace: ghosts, which would never run.
      */
-    inFlight: () => `${prefix}:jobs:in-flight`,
+    unqueued: () => `${prefix}:jobs:unqueued`,
     /** Held by the one worker process sweeping ghosts, for one pass. */
     sweepLock: () => `${prefix}:jobs:sweeper`,
     /** An account's idempotency key (hashed) of POST /v1/jobs: the job it made. */

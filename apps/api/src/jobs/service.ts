@@ -181,7 +181,7 @@ export class JobService {
 
   /**
    * Puts a stored job on its queue under its own id (BullMQ takes an id once: enqueueing a job
-   * already queued changes nothing). Its payload is built from the job alone, so a replay can
+   * already queued changes nothing), and off the sweeper's list. Its payload is built from the job alone, so a replay can
    * enqueue a job whose first submission never did.
    */
   private async enqueue(job: Pick<Job, "id" | "endpoint" | "queue" | "params" | "cacheMaxAgeSeconds">, accountId: string, priority: number): Promise<void> {
@@ -190,6 +190,8 @@ export class JobService {
     if (job.cacheMaxAgeSeconds && this.deps.cache?.store.enabled) payload.useCache = true;
     // Fair order: an account's n-th job in flight waits behind every account's earlier ones.
     await this.deps.queues[job.queue].enqueue(payload, { name: job.endpoint, priority });
+    // Off the sweeper's list; not waited for: when it is lost, the sweeper finds the job queued and drops it itself.
+    this.deps.jobs.queued(job.id).catch(() => undefined);
   }
 
   /**

@@ -10,15 +10,16 @@ import { script } from "./script.js";
  * limit (`maxInFlight`; 0 = none) in the same step. Returns {code, reserved after}: code 1 created,
  * 0 insufficient credits, -1 no account, -2 over the concurrency limit, and with an idempotency
  * `claim` (lua/idempotency.ts) -3 a replay {-3, 0, the claim's job} or -4 the key reused with
- * another body. The claim is written here, with the record and the in-flight index entry the
- * sweeper reads: none of them exists without the others. The record gets only the fields a new job
- * has (`fields`); the ones still empty (latency, error, completion) come with its end. Run again
- * for the same job (a command resent after a dropped connection), it changes nothing.
+ * another body. The claim is written here, with the record and its entry among the jobs not yet
+ * known to be queued (`unqueued`, which the sweeper reads): none of them exists without the others.
+ * The record gets only the fields a new job has (`fields`); the ones still empty (latency, error,
+ * completion) come with its end. Run again for the same job (a command resent after a dropped
+ * connection), it changes nothing.
  */
 export const SUBMIT = script(
   {
     name: "Submit",
-    keys: ["account", "job", "inFlight", "claim"],
+    keys: ["account", "job", "unqueued", "claim"],
     args: ["reserve", "retention", "maxInFlight", "jobId", "createdAtMs", ...CLAIM_ARGS],
     rest: "fields",
   },
@@ -34,7 +35,7 @@ if tonumber(acct[1]) - reserved < tonumber(reserve) then return {0, reserved} en
 redis.call('HINCRBY', account, 'reserved', reserve)
 redis.call('HSET', job, 'status', 'pending', 'credits', '0', 'attempts', '0', unpack(fields))
 redis.call('EXPIRE', job, retention)
-redis.call('ZADD', inFlight, createdAtMs, jobId)
+redis.call('ZADD', unqueued, createdAtMs, jobId)
 ${writeClaim}
 return {1, reserved + tonumber(reserve)}`,
 );
@@ -46,16 +47,16 @@ return {1, reserved + tonumber(reserve)}`,
  * below zero. Every settlement is appended to the ledger stream (ledger-stream.ts) and announced on
  * `finalChannel`; a job with a reply channel has its settled record (HGETALL, as a JSON array)
  * published there too. `cachedFrom`, when set, marks a cache hit; `coverage`, when set, is the
- * parse's coverage figure (JSON), kept for operators. The job leaves the in-flight index.
+ * parse's coverage figure (JSON), kept for operators. The job leaves `unqueued` (lua SUBMIT).
  */
 export const FINALIZE = script(
   {
     name: "Finalize",
-    keys: ["job", "account", "ledger", "usage", "inFlight"],
+    keys: ["job", "account", "ledger", "usage", "unqueued"],
     args: ["status", "price", "completedAt", "latencyMs", "error", "result", "retention", "jobId", "finalChannel", "upstreamUrl", "cachedFrom", "coverage"],
   },
   `
-redis.call('ZREM', inFlight, jobId)
+redis.call('ZREM', unqueued, jobId)
 local st = redis.call('HGET', job, 'status')
 if not st then return -1 end
 if st == 'completed' or st == 'failed' then return 0 end
