@@ -181,8 +181,8 @@ export class JobService {
 
   /**
    * Puts a stored job on its queue under its own id (BullMQ takes an id once: enqueueing a job
-   * already queued changes nothing), and off the sweeper's list. Its payload is built from the job alone, so a replay can
-   * enqueue a job whose first submission never did.
+   * already queued changes nothing), and off the sweeper's list. Its payload is built from the job
+   * alone, so a replay can enqueue a job whose first submission never did.
    */
   private async enqueue(job: Pick<Job, "id" | "endpoint" | "queue" | "params" | "cacheMaxAgeSeconds">, accountId: string, priority: number): Promise<void> {
     const payload: ScrapePayload = job.queue === "live" ? { jobId: job.id, params: job.params, accountId } : { jobId: job.id, accountId };
