@@ -73,6 +73,8 @@ describe("sweeper of jobs never queued", () => {
     expect(JSON.parse(delivery!.body)).toMatchObject({ event: "job.failed", job: { id: fastGhost, status: "failed", credits: 0 } });
     const swept = await metrics.jobsSwept.get();
     expect(Object.fromEntries(swept.values.map((v) => [v.labels.queue, v.value]))).toEqual({ fast: 1, live: 1 });
+    // As the workers' /metrics serves it.
+    expect(await metrics.registry.metrics()).toMatch(/^serp_jobs_swept_total\{queue="fast",app="worker"\} 1$/m);
 
     // Settled once: a second pass finds nothing; the queued job has left the list, the young one stays.
     await unlock();
