@@ -63,6 +63,8 @@ export interface StackOptions {
   jobHotSeconds?: number;
   /** The workers' metrics (none unless set). */
   workerMetrics?: WorkerRuntimeOptions["metrics"];
+  /** The workers' sweeper of jobs never queued (createWorkerRuntime's `sweep`; its defaults unless set). */
+  sweep?: WorkerRuntimeOptions["sweep"];
 }
 
 export interface Stack {
@@ -120,6 +122,7 @@ export async function startStack(o: StackOptions = {}): Promise<Stack> {
         accountShare: o.accountShare,
         jobHotSeconds: o.jobHotSeconds,
         metrics: o.workerMetrics,
+        sweep: o.sweep,
       })
     : undefined;
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 3 });

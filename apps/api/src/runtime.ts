@@ -3,7 +3,7 @@ import type { Queue } from "bullmq";
 import type { Logger } from "pino";
 import { createMetrics } from "@serp/metrics";
 import { Closers, countryOfLocationName, type QueueName } from "@serp/shared";
-import { AccountStore, createRedis, IdempotencyStore, JobArchive, JobStore, keySpace, openPostgres, openScrapeQueues, PostgresUnavailableError, RawPageStore, ResultCache, waitReady } from "@serp/store";
+import { AccountStore, createRedis, IdempotencyKeys, JobArchive, JobStore, keySpace, openPostgres, openScrapeQueues, PostgresUnavailableError, RawPageStore, ResultCache, waitReady } from "@serp/store";
 import { createApp } from "./app.js";
 import type { AppContext } from "./context.js";
 import type { ApiEnv } from "./env.js";
@@ -56,7 +56,7 @@ export async function createApiRuntime(env: ApiEnv, logger: Logger, locationChec
   const jobService = new JobService({
     jobs, queues: producers, waiter, locations, liveDeadlineMs: env.LIVE_DEADLINE_MS, logger, maxInFlight: limits.maxInFlight,
     allowPrivateWebhookTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS,
-    idempotency: new IdempotencyStore(redis, keys),
+    idempotency: new IdempotencyKeys(keys),
     cache: { store: new ResultCache(redis, keys, { ttlSeconds: env.CACHE_TTL_SECONDS, scope: env.CACHE_SCOPE }), hitCredits: env.CACHE_HIT_CREDITS },
   });
   const metrics = createMetrics("api");

@@ -3,6 +3,7 @@ import { envProblems, processEnv, QUEUES, type QueueName } from "@serp/shared";
 import { storeEnv } from "@serp/store";
 import { upstreamEnv } from "@serp/upstream";
 import { WORKER_DEFAULTS } from "./defaults.js";
+import { SWEEPER_DEFAULTS } from "./sweeper.js";
 import type { WebhookOptions } from "./webhooks/index.js";
 
 const queueList = z
@@ -27,6 +28,11 @@ const workerEnv = z.object({
   WORKER_LOCK_MS: z.coerce.number().int().min(1_000).max(600_000).default(WORKER_DEFAULTS.lockDurationMs),
   /** How long jobs in flight may take to finish after SIGTERM before they are handed back (empty: default). */
   WORKER_SHUTDOWN_TIMEOUT_MS: z.preprocess((v) => v || undefined, z.coerce.number().int().min(0).max(600_000).default(25_000)),
+  /**
+   * A job stored this long ago and never put on its queue (Redis went away between the two) is
+   * settled as failed by the sweeper; a retry with its Idempotency-Key enqueues it before then.
+   */
+  JOB_SWEEP_GRACE_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(SWEEPER_DEFAULTS.graceMs),
   /** Run the canary (one query per kind through every profile) this often; 0 or unset: never. */
   CANARY_INTERVAL_MS: z.coerce.number().int().min(0).default(0),
   /** How often this process publishes its breakers' states for `upstream status`. */

@@ -98,6 +98,7 @@ const rt = await createWorkerRuntime({
   rawHtmlRetentionSeconds: env.RAW_HTML_RETENTION_SECONDS,
   cache: { ttlSeconds: env.CACHE_TTL_SECONDS, hitCredits: env.CACHE_HIT_CREDITS, scope: env.CACHE_SCOPE },
   lockDurationMs: env.WORKER_LOCK_MS,
+  sweep: { graceMs: env.JOB_SWEEP_GRACE_MS },
   scraper: upstream,
   logger,
   metrics,

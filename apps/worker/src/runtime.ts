@@ -1,12 +1,14 @@
+import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Metrics } from "@serp/metrics";
 import { Closers, JOB_ERRORS, type QueueName } from "@serp/shared";
-import { CacheFills, DEFAULT_JOB_HOT_SECONDS, DEFAULT_RAW_HTML_RETENTION_SECONDS, JobArchive, JobStore, LedgerDrainer, QUEUE_CATALOG, RawPageStore, ResultCache, type CacheScope, createRedis, openPostgres, keySpace, waitReady, type KeySpace, type QueueHost } from "@serp/store";
+import { CacheFills, DEFAULT_JOB_HOT_SECONDS, DEFAULT_RAW_HTML_RETENTION_SECONDS, JobArchive, JobStore, LedgerDrainer, QUEUE_CATALOG, openScrapeQueues, RawPageStore, ResultCache, type CacheScope, createRedis, openPostgres, keySpace, waitReady, type KeySpace, type QueueHost } from "@serp/store";
 import { WORKER_DEFAULTS } from "./defaults.js";
 import { FairShare } from "./fair-share.js";
 import { RetryLater, createProcessor, type KnownJob, type Scraper } from "./processor.js";
 import type { WorkerCache } from "./cache.js";
+import { Sweeper, settleAbandoned, type SweeperOptions } from "./sweeper.js";
 import { startWebhooks, type WebhookOptions } from "./webhooks/index.js";
 
 export type { WebhookOptions };
@@ -48,6 +50,8 @@ export interface WorkerRuntimeOptions {
    * the cap off (a single-tenant deployment). See docs/FAIRNESS.md.
    */
   accountShare?: number;
+  /** The sweeper of jobs never queued (apps/worker/src/sweeper.ts): its grace and interval; false turns it off. */
+  sweep?: SweeperOptions | false;
 }
 
 /** BullMQ workers for the named queues, plus a watcher that settles jobs BullMQ gave up on. */
@@ -106,20 +110,13 @@ export async function createWorkerRuntime(o: WorkerRuntimeOptions) {
    * A job BullMQ fails on its own (its processor threw on the last attempt, or it stalled more
    * than maxStalledCount times after crashes) must still become final, at 0 credits. BullMQ fails
    * it in the worker that handles it, whose own `failed` event brings it here: no process has to
-   * read every queue event.
+   * read every queue event. The sweeper settles the jobs never queued the same way.
    */
-  const settleGivenUp = async (jobId: string, failedReason: string) => {
-    const record = await jobs.get(jobId).catch(() => null);
-    if (!record || record.job.status === "completed" || record.job.status === "failed") return;
-    const attempts = record.job.attempts;
-    const changed = await jobs
-      .finalize(jobId, record.accountId, {
-        status: "failed", credits: 0, latencyMs: null, error: JOB_ERRORS.internal, result: null, completedAt: new Date().toISOString(),
-      })
-      .catch(() => false);
-    if (changed) o.logger.warn({ jobId, failedReason, attempts }, "job failed by the queue; settled as failed");
-    await onFinal(jobId).catch((err: Error) => o.logger.warn({ jobId, err: err.message }, "onFinal failed"));
-  };
+  const settle = settleAbandoned({ jobs, logger: o.logger, metrics: o.metrics, onFinal });
+  const settleGivenUp = (jobId: string, failedReason: string) =>
+    settle(jobId, `given up by the queue: ${failedReason}`).catch((err: Error) => o.logger.warn({ jobId, err: err.message }, "given-up job not settled"));
+  const sweeper = o.sweep === false ? undefined : sweeperOf(o, { redis: store, keys, jobs, host, settle });
+  if (sweeper) closers.add("sweeper", () => sweeper.stop());
 
   const workers = o.queues.map((name) => {
     // Each queue's worker parses its jobs with that queue's own payload schema.
@@ -138,7 +135,8 @@ export async function createWorkerRuntime(o: WorkerRuntimeOptions) {
     return worker;
   });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
-  return { workers, jobs, closers, store, keys, webhooks, pg, ledger };
+  sweeper?.start();
+  return { workers, jobs, closers, store, keys, webhooks, pg, ledger, sweeper };
 }
 
 /** The drainer's state and delays into /metrics; its errors (PostgreSQL down) logged once per outage. */
@@ -178,6 +176,16 @@ function ledgerDrainerOptions(o: WorkerRuntimeOptions) {
   };
 }
 export type WorkerRuntime = Awaited<ReturnType<typeof createWorkerRuntime>>;
+
+/** The sweeper, reading every scrape queue (through producers on the runtime's connection) for the jobs it checks. */
+function sweeperOf(
+  o: WorkerRuntimeOptions,
+  deps: { redis: Redis; keys: KeySpace; jobs: JobStore; host: QueueHost; settle: (jobId: string, why: string) => Promise<boolean> },
+): Sweeper {
+  const producers = openScrapeQueues(deps.host, deps.redis);
+  const queues = Object.fromEntries(Object.entries(producers).map(([name, p]) => [name, p.queue])) as Record<QueueName, Queue>;
+  return new Sweeper({ ...deps, queues, logger: o.logger, metrics: o.metrics }, o.sweep || {});
+}
 
 /** The result cache, with a subscription that wakes the jobs waiting for an identical job's fetch (none when off). */
 async function resultCache(o: WorkerRuntimeOptions, keys: KeySpace, store: Redis, closers: Closers): Promise<WorkerCache | undefined> {

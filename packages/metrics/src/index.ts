@@ -13,6 +13,11 @@ export function createMetrics(app: "api" | "worker") {
     registry,
     /** Jobs that became final, by endpoint, queue and final status. */
     jobsTotal: new Counter({ name: "serp_jobs_total", help: "Jobs that became final", labelNames: ["endpoint", "queue", "status"], registers: r }),
+    /**
+     * Jobs the sweeper settled (workers): stored but never on their queue (Redis went away between
+     * the two), failed at 0 credits. Any steady rise means submissions lose their enqueue.
+     */
+    jobsSwept: new Counter({ name: "serp_jobs_swept_total", help: "Jobs settled as failed by the sweeper because they were never queued", labelNames: ["queue"], registers: r }),
     /** Processing latency of final jobs (the job's latencyMs). */
     jobLatency: new Histogram({
       name: "serp_job_latency_seconds", help: "Job processing latency", labelNames: ["endpoint", "queue", "status"],

@@ -1,31 +1,33 @@
 import { createHash } from "node:crypto";
-import type { Redis } from "ioredis";
 import type { KeySpace } from "./keys.js";
-import { RELEASE_CLAIM } from "./lua/idempotency.js";
 
 /** How long a submission's idempotency key answers with its first job (Stripe's 24 hours). */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 
-/** What a key was first used for: the body's fingerprint and the job it made. */
-interface Claim {
+/**
+ * An `Idempotency-Key` of `POST /v1/jobs` as the creation scripts take it (lua/jobs.ts). The claim
+ * is written in the same script as the job record, only when the job is created: a key never names
+ * a job that was not made, and a submission refused (credits, limits) leaves its key free.
+ */
+export interface IdempotencyClaim {
+  /** The Redis key of the claim (scoped to the account; the customer's key hashed). */
+  key: string;
+  /** The request body's fingerprint: the same key with another body is refused. */
   body: string;
-  jobId: string;
+  ttlSeconds: number;
+  /**
+   * A job the claim may name and still count as free: one found gone (its record expired), so the
+   * key makes a new job instead of answering 409 for the rest of its 24 hours.
+   */
+  staleJob?: string;
 }
-
-export type ClaimOutcome =
-  | { kind: "claimed" }
-  | { kind: "replay"; jobId: string }
-  | { kind: "mismatch" };
 
 /**
  * Idempotency keys of `POST /v1/jobs`, scoped to the account: the first submission with a key claims
- * it for its job (SET NX, so of two concurrent ones exactly one creates a job); a later one with the
- * same body is told that job, one with another body is refused. A claim whose job was never created
- * (refused for credits or limits, or failed to enqueue) is released, so a retry can succeed.
+ * it for its job, a later one with the same body is told that job, one with another body is refused.
  */
-export class IdempotencyStore {
+export class IdempotencyKeys {
   constructor(
-    private readonly redis: Redis,
     private readonly keys: KeySpace,
     private readonly ttlSeconds = IDEMPOTENCY_TTL_SECONDS,
   ) {}
@@ -35,25 +37,10 @@ export class IdempotencyStore {
     return createHash("sha256").update(canonical(body)).digest("base64url");
   }
 
-  private key(accountId: string, idempotencyKey: string): string {
-    return this.keys.idempotency(accountId, createHash("sha256").update(idempotencyKey).digest("base64url"));
-  }
-
-  async claim(accountId: string, idempotencyKey: string, body: string, jobId: string): Promise<ClaimOutcome> {
-    const key = this.key(accountId, idempotencyKey);
-    const claim: Claim = { body, jobId };
-    const set = await this.redis.set(key, JSON.stringify(claim), "EX", this.ttlSeconds, "NX");
-    if (set === "OK") return { kind: "claimed" };
-    const raw = await this.redis.get(key);
-    // Released between the two calls (the first submission was refused): claim it afresh.
-    if (raw === null) return this.claim(accountId, idempotencyKey, body, jobId);
-    const held = JSON.parse(raw) as Claim;
-    return held.body === body ? { kind: "replay", jobId: held.jobId } : { kind: "mismatch" };
-  }
-
-  /** Releases a claim that made no job; only the claim for `jobId` (never a later one). */
-  async release(accountId: string, idempotencyKey: string, jobId: string): Promise<void> {
-    await RELEASE_CLAIM.run(this.redis, { claim: this.key(accountId, idempotencyKey), jobId });
+  /** The claim a submission of `body` with `idempotencyKey` makes. */
+  claim(accountId: string, idempotencyKey: string, body: unknown): IdempotencyClaim {
+    const key = this.keys.idempotency(accountId, createHash("sha256").update(idempotencyKey).digest("base64url"));
+    return { key, body: IdempotencyKeys.fingerprint(body), ttlSeconds: this.ttlSeconds };
   }
 }
 

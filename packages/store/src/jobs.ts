@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import type { Endpoint, Job, JobParams, JobResponse, JobResult, JobStatus, ParseCoverage, QueueName } from "@serp/shared";
+import type { IdempotencyClaim } from "./idempotency.js";
 import type { KeySpace } from "./keys.js";
 import { CREATE_CACHED, FINALIZE, REQUEUE, START, SUBMIT } from "./lua/jobs.js";
 
@@ -55,8 +56,18 @@ export interface Final {
   coverage?: ParseCoverage;
 }
 
-export type SubmitOutcome = "created" | "insufficient_credits" | "no_account" | "concurrency_limited";
-const SUBMIT_OUTCOMES = { 1: "created", 0: "insufficient_credits", [-1]: "no_account", [-2]: "concurrency_limited" } as const;
+export type SubmitOutcome = "created" | "insufficient_credits" | "no_account" | "concurrency_limited" | "replay" | "key_reused";
+const SUBMIT_OUTCOMES = {
+  1: "created", 0: "insufficient_credits", [-1]: "no_account", [-2]: "concurrency_limited", [-3]: "replay", [-4]: "key_reused",
+} as const satisfies Record<number, SubmitOutcome>;
+
+/** A creation's answer; `replayOf`, for a replay, the job the idempotency key names. */
+export type Created<O extends SubmitOutcome = SubmitOutcome> = { outcome: O; replayOf?: string };
+
+/** The claim's script arguments: none ('' keys and args) without an idempotency key. */
+function claimArgs(claim: IdempotencyClaim | undefined) {
+  return { claim: claim?.key ?? "", claimBody: claim?.body ?? "", claimTtl: claim?.ttlSeconds ?? 0, staleJob: claim?.staleJob ?? "" };
+}
 
 export class JobStore {
   constructor(
@@ -67,10 +78,11 @@ export class JobStore {
   ) {}
 
   /**
-   * Reserves `reserve` credits and stores the new pending job. `inFlight` is the account's jobs
-   * pending or processing once this submission is through (counting this job when created).
+   * Reserves `reserve` credits and stores the new pending job, with its idempotency `claim` when it
+   * has one (lua/jobs.ts SUBMIT). `inFlight` is the account's jobs pending or processing once this
+   * submission is through (counting this job when created).
    */
-  async create(job: NewJob, reserve: number, maxInFlight = 0): Promise<{ outcome: SubmitOutcome; inFlight: number }> {
+  async create(job: NewJob, reserve: number, maxInFlight = 0, claim?: IdempotencyClaim): Promise<Created & { inFlight: number }> {
     const fields = [
       "id", job.id, "accountId", job.accountId, "endpoint", job.endpoint, "queue", job.queue,
       "params", JSON.stringify(job.params), "createdAt", job.createdAt,
@@ -78,38 +90,62 @@ export class JobStore {
     if (job.postbackUrl) fields.push("postbackUrl", job.postbackUrl);
     if (job.replyTo) fields.push("replyTo", job.replyTo);
     if (job.cacheMaxAgeSeconds !== undefined) fields.push("cacheMaxAge", String(job.cacheMaxAgeSeconds));
-    const [code, inFlight] = await SUBMIT.run<[number, number]>(
+    const [code, inFlight, replayOf] = await SUBMIT.run<[number, number, string?]>(
       this.redis,
-      { account: this.keys.account(job.accountId), job: this.keys.job(job.id), reserve, retention: this.retentionSeconds, maxInFlight },
+      {
+        account: this.keys.account(job.accountId), job: this.keys.job(job.id), unqueued: this.keys.unqueued(), reserve, retention: this.retentionSeconds,
+        maxInFlight, jobId: job.id, createdAtMs: Date.parse(job.createdAt), ...claimArgs(claim),
+      },
       fields,
     );
-    return { outcome: SUBMIT_OUTCOMES[code as 1 | 0 | -1 | -2], inFlight };
+    return { outcome: SUBMIT_OUTCOMES[code as keyof typeof SUBMIT_OUTCOMES], inFlight, ...(replayOf ? { replayOf } : {}) };
   }
 
   /**
    * Creates a live job already answered from the result cache: completed, billed `hit.credits`
-   * (the cache-hit price), in the ledger as a cache hit. Nothing is reserved or enqueued.
+   * (the cache-hit price), in the ledger as a cache hit, with its idempotency `claim` when it has
+   * one. Nothing is reserved or enqueued.
    */
   async createCached(
     job: NewJob,
     hit: { credits: number; latencyMs: number; result: JobResult; upstreamUrl: string | null; completedAt: string; from: string },
-  ): Promise<Exclude<SubmitOutcome, "concurrency_limited">> {
+    claim?: IdempotencyClaim,
+  ): Promise<Created<Exclude<SubmitOutcome, "concurrency_limited">>> {
     const fields = [
       "id", job.id, "accountId", job.accountId, "endpoint", job.endpoint, "queue", job.queue,
       "params", JSON.stringify(job.params), "createdAt", job.createdAt, "completedAt", hit.completedAt,
       "latencyMs", String(hit.latencyMs), "result", JSON.stringify(hit.result), "upstreamUrl", hit.upstreamUrl ?? "",
       "cachedFrom", hit.from, "cacheMaxAge", String(job.cacheMaxAgeSeconds ?? 0),
     ];
-    const code = await CREATE_CACHED.run<number>(
+    const [code, , replayOf] = await CREATE_CACHED.run<[number, number?, string?]>(
       this.redis,
       {
         account: this.keys.account(job.accountId), job: this.keys.job(job.id), ledger: this.keys.ledgerStream(), usage: this.keys.usage(job.accountId),
         price: hit.credits, retention: this.retentionSeconds, jobId: job.id, completedAt: hit.completedAt, finalChannel: this.keys.finalChannel(),
-        endpoint: job.endpoint,
+        endpoint: job.endpoint, ...claimArgs(claim),
       },
       fields,
     );
-    return code === 1 ? "created" : code === 0 ? "insufficient_credits" : "no_account";
+    return { outcome: SUBMIT_OUTCOMES[code as 1 | 0 | -1 | -3 | -4], ...(replayOf ? { replayOf } : {}) };
+  }
+
+  /** The job is on its queue (or was): it leaves the jobs the sweeper checks. */
+  async queued(id: string): Promise<void> {
+    await this.redis.zrem(this.keys.unqueued(), id);
+  }
+
+  /**
+   * Jobs stored before `beforeMs` and not yet known to be on their queue, oldest first (at most
+   * `limit`): what the sweeper checks. Each stays listed until `queued` or its settlement.
+   */
+  async unqueuedBefore(beforeMs: number, limit: number): Promise<string[]> {
+    return this.redis.zrangebyscore(this.keys.unqueued(), "-inf", beforeMs, "LIMIT", 0, limit);
+  }
+
+  /** A job's queue and status (null for an unknown or expired job), read from Redis alone. */
+  async placeOf(id: string): Promise<{ queue: QueueName; status: JobStatus } | null> {
+    const [queue, status] = await this.redis.hmget(this.keys.job(id), "queue", "status");
+    return queue && status ? { queue: queue as QueueName, status: status as JobStatus } : null;
   }
 
   /** Only the status (null for an unknown or expired job): cheap enough to poll. */
@@ -154,6 +190,7 @@ export class JobStore {
       account: this.keys.account(accountId),
       ledger: this.keys.ledgerStream(),
       usage: this.keys.usage(accountId),
+      unqueued: this.keys.unqueued(),
       status: f.status,
       price: f.status === "completed" ? f.credits : 0,
       completedAt: f.completedAt,

@@ -21,6 +21,14 @@ export function keySpace(prefix: string) {
     apiKey: (sha256: string) => `${prefix}:key:${sha256}`,
     /** The query a compatibility search (/search.json) was asked with, by its job id: its archive echoes it. */
     compatQuery: (jobId: string) => `${prefix}:compat:query:${jobId}`,
+    /**
+     * Jobs stored but not yet known to be on their queue, scored by their submission (ms): added with
+     * the record, removed once enqueued or settled. The sweeper (apps/worker/src/sweeper.ts) settles
+     * the ones that stay here past a grace: ghosts, which would never run.
+     */
+    unqueued: () => `${prefix}:jobs:unqueued`,
+    /** Held by the one worker process sweeping ghosts, for one pass. */
+    sweepLock: () => `${prefix}:jobs:sweeper`,
     /** An account's idempotency key (hashed) of POST /v1/jobs: the job it made. */
     idempotency: (accountId: string, sha256: string) => `${prefix}:acct:${accountId}:idem:${sha256}`,
     /** Pub/sub channel on which every job that becomes final is announced (its id). */

@@ -10,11 +10,25 @@ import {
   withDefaults,
   type Country,
   type Job,
+  type JobParams,
+  type JobRequestInput,
   type JobResponse,
   type JobStatus,
   type QueueName,
 } from "@serp/shared";
-import { IdempotencyStore, fairPriority, jobResponse, type JobRecord, type JobStore, type ResultCache, type ScrapePayload, type ScrapeProducers } from "@serp/store";
+import {
+  fairPriority,
+  jobResponse,
+  type Created,
+  type IdempotencyClaim,
+  type IdempotencyKeys,
+  type JobRecord,
+  type JobStore,
+  type NewJob,
+  type ResultCache,
+  type ScrapePayload,
+  type ScrapeProducers,
+} from "@serp/store";
 import { fieldIssues, invalidRequest } from "../errors.js";
 import { postbackUrlProblem } from "../postback-url.js";
 import type { Submitter } from "../submitter.js";
@@ -44,7 +58,7 @@ export interface JobServiceDeps {
   /** Accept postback URLs on private networks (otherwise refused at submission and at delivery). */
   allowPrivateWebhookTargets?: boolean;
   /** Idempotency keys of submissions (none: the header is ignored). */
-  idempotency?: IdempotencyStore;
+  idempotency?: IdempotencyKeys;
   /** The result cache, for jobs that opt in with cacheMaxAgeSeconds (none: they run as any other). */
   cache?: { store: ResultCache; hitCredits: number };
 }
@@ -65,7 +79,7 @@ export class JobService {
   constructor(private readonly deps: JobServiceDeps) {}
 
   /** Validates, reserves a credit, stores and enqueues a job; waits for it on the live queue. */
-  async submit({ accountId, maxInFlight, onInFlight }: Submitter, body: unknown, idempotencyKey?: string): Promise<SubmitOutcome> {
+  async submit(submitter: Submitter, body: unknown, idempotencyKey?: string): Promise<SubmitOutcome> {
     const startedMs = performance.now();
     const parsed = jobRequestSchema.safeParse(body);
     if (!parsed.success) throw invalidRequest(fieldIssues(parsed.error));
@@ -79,81 +93,86 @@ export class JobService {
       throw invalidRequest([{ field: "params.location", message: "is not a known location (use a canonical name such as Austin,Texas,United States)" }]);
     }
     const params = withDefaults(req, (name) => this.deps.locations.countryOf(name));
-    const id = newJobId();
     // A retried submission (same key, same body) is answered with its first job: no second job, no second charge.
-    const idem = idempotencyKey && this.deps.idempotency ? { store: this.deps.idempotency, key: idempotencyKey } : undefined;
-    if (idem) {
-      const claim = await idem.store.claim(accountId, idem.key, IdempotencyStore.fingerprint(body), id);
-      if (claim.kind === "mismatch") {
+    let claim = idempotencyKey && this.deps.idempotency ? this.deps.idempotency.claim(submitter.accountId, idempotencyKey, body) : undefined;
+    for (let takenOver = false; ; takenOver = true) {
+      const made = await this.create(submitter, req, params, startedMs, claim);
+      if (!("claimHeld" in made)) return made;
+      if (made.claimHeld.outcome === "key_reused") {
         throw new ApiError("idempotency_key_reused", "This Idempotency-Key was already used with a different request body; use a new key for a new job");
       }
-      if (claim.kind === "replay") return this.replay(accountId, claim.jobId);
+      const jobId = made.claimHeld.replayOf!;
+      const replayed = await this.replay(submitter.accountId, jobId);
+      if (replayed) return replayed;
+      // The key names a job that is gone (its record expired): the key is free again, once; a
+      // second gone job means another retry with this key took it over at the same moment.
+      if (takenOver) throw new ApiError("idempotency_key_in_use", "A submission with this Idempotency-Key is still being created; retry in a moment", undefined, 1);
+      claim = { ...claim!, staleJob: jobId };
     }
-    const release = () => idem?.store.release(accountId, idem.key, id).catch(() => undefined);
+  }
+
+  /**
+   * Creates the job (answered from the cache, or reserved, stored with its idempotency claim and
+   * enqueued), or says whose job the claim already names.
+   */
+  private async create(
+    { accountId, maxInFlight, onInFlight }: Submitter, req: JobRequestInput, params: JobParams, startedMs: number, claim?: IdempotencyClaim,
+  ): Promise<SubmitOutcome | { claimHeld: Created<"replay" | "key_reused"> }> {
+    const id = newJobId();
     const createdAt = new Date().toISOString();
     const { cacheMaxAgeSeconds } = req;
+    const newJob: NewJob = {
+      id, accountId, endpoint: req.endpoint, queue: req.queue, params, postbackUrl: req.postbackUrl, createdAt, cacheMaxAgeSeconds,
+      replyTo: req.queue === "live" ? this.deps.waiter.replyChannel : undefined,
+    };
     // A live job the cache can answer is answered here, completed at once (./cache-hit.ts).
     if (req.queue === "live" && cacheMaxAgeSeconds && this.deps.cache?.store.enabled) {
       const { store, hitCredits } = this.deps.cache;
-      const newJob = { id, accountId, endpoint: req.endpoint, queue: req.queue, params, createdAt, cacheMaxAgeSeconds };
-      let hit: JobRecord | null;
-      try {
-        hit = await answerFromCache({ jobs: this.deps.jobs, cache: store, hitCredits }, newJob, startedMs);
-      } catch (err) {
-        await release(); // Refused (402) or failed: the Idempotency-Key stays free for a retry.
-        throw err;
-      }
-      if (hit) return { status: 200, body: toResponse(hit), record: hit };
+      const hit = await answerFromCache({ jobs: this.deps.jobs, cache: store, hitCredits }, newJob, startedMs, claim);
+      if (hit && "claimHeld" in hit) return hit;
+      if (hit) return { status: 200, body: toResponse(hit.record), record: hit.record };
     }
-    const { outcome: created, inFlight } = await this.deps.jobs.create(
-      {
-        id, accountId, endpoint: req.endpoint, queue: req.queue, params, postbackUrl: req.postbackUrl, createdAt,
-        replyTo: req.queue === "live" ? this.deps.waiter.replyChannel : undefined, cacheMaxAgeSeconds,
-      },
-      RESERVED_CREDITS,
-      maxInFlight ?? (await this.deps.maxInFlight?.(accountId)) ?? 0,
-    );
-    if (created !== "no_account") onInFlight?.(inFlight);
-    if (created !== "created") await release();
-    if (created === "concurrency_limited") {
+    const created = await this.deps.jobs.create(newJob, RESERVED_CREDITS, maxInFlight ?? (await this.deps.maxInFlight?.(accountId)) ?? 0, claim);
+    const { outcome, inFlight } = created;
+    if (outcome === "replay" || outcome === "key_reused") return { claimHeld: { ...created, outcome } };
+    if (outcome !== "no_account") onInFlight?.(inFlight);
+    if (outcome === "concurrency_limited") {
       throw new ApiError("concurrency_limited", "Too many jobs pending or processing for this account; retry when some finish", undefined, 1);
     }
-    if (created === "insufficient_credits") {
+    if (outcome === "insufficient_credits") {
       throw new ApiError("insufficient_credits", "Not enough credits: a job needs 1 available credit");
     }
-    if (created === "no_account") throw new ApiError("unauthorized", "The account of this key no longer exists");
+    if (outcome === "no_account") throw new ApiError("unauthorized", "The account of this key no longer exists");
+    return this.run(newJob, fairPriority(inFlight), claim !== undefined);
+  }
 
-    const wait =
-      req.queue === "live"
-        ? this.deps.waiter.wait(id, this.deps.liveDeadlineMs, async () => isFinal(await this.deps.jobs.status(id)))
-        : undefined;
+  /** Enqueues a job just stored; answers 202 at once, or for a live job once it is final. */
+  private async run(newJob: NewJob, priority: number, keyed: boolean): Promise<SubmitOutcome> {
+    const { id, accountId, queue, createdAt, cacheMaxAgeSeconds } = newJob;
+    const wait = queue === "live" ? this.deps.waiter.wait(id, this.deps.liveDeadlineMs, async () => isFinal(await this.deps.jobs.status(id))) : undefined;
+    const job: Job = {
+      id, endpoint: newJob.endpoint, queue, status: "pending", params: newJob.params, credits: 0, latencyMs: null, error: null,
+      attempts: 0, createdAt, completedAt: null, ...(newJob.postbackUrl ? { postbackUrl: newJob.postbackUrl } : {}),
+      ...(cacheMaxAgeSeconds !== undefined ? { cacheMaxAgeSeconds, cacheHit: false } : {}),
+    };
     try {
-      const payload: ScrapePayload = req.queue === "live" ? { jobId: id, params, accountId } : { jobId: id, accountId };
-      // The worker must look the cache up before it fetches (no early fetch of the params carried).
-      if (cacheMaxAgeSeconds && this.deps.cache?.store.enabled) payload.useCache = true;
-      // Fair order: an account's n-th job in flight waits behind every account's earlier ones.
-      await this.deps.queues[req.queue].enqueue(payload, { name: req.endpoint, priority: fairPriority(inFlight) });
+      await this.enqueue(job, accountId, priority);
     } catch (err) {
       wait?.cancel();
-      await release();
-      // Not enqueued: release the reservation so nothing is lost or billed, then report.
-      await this.deps.jobs
-        .finalize(id, accountId, { status: "failed", credits: 0, latencyMs: null, error: JOB_ERRORS.internal, result: null, completedAt: new Date().toISOString() })
-        .catch(() => undefined);
+      // Stored but not queued (Redis went away between the two). With an Idempotency-Key the
+      // client's retry finds the job and enqueues it (replay); without one nobody will, so it is
+      // settled now (failed, 0 credits). Either way, the sweeper settles what is left (apps/worker).
+      if (!keyed) {
+        await this.deps.jobs
+          .finalize(id, accountId, { status: "failed", credits: 0, latencyMs: null, error: JOB_ERRORS.internal, result: null, completedAt: new Date().toISOString() })
+          .catch(() => undefined);
+      }
       throw err;
     }
-
-    if (!wait) {
-      // The record was just written as exactly this: no need to read it back.
-      const job: Job = {
-        id, endpoint: req.endpoint, queue: req.queue, status: "pending", params, credits: 0, latencyMs: null, error: null,
-        attempts: 0, createdAt, completedAt: null, ...(req.postbackUrl ? { postbackUrl: req.postbackUrl } : {}),
-        ...(cacheMaxAgeSeconds !== undefined ? { cacheMaxAgeSeconds, cacheHit: false } : {}),
-      };
-      return { status: 202, body: { job, message: `Job queued on ${req.queue}; poll GET /v1/jobs/${id} for its result` } };
-    }
+    // The record was just written as exactly this: no need to read it back.
+    if (!wait) return { status: 202, body: { job, message: `Job queued on ${queue}; poll GET /v1/jobs/${id} for its result` } };
     const final = await wait.done;
-    if (final === false) await this.expireLive(id, accountId, req.queue);
+    if (final === false) await this.expireLive(id, accountId, queue);
     // The record came with the settlement, unless the waiter was woken another way.
     const record = typeof final === "object" ? final : await this.deps.jobs.get(id);
     if (!record) throw new ApiError("internal_error", "The job record disappeared");
@@ -161,20 +180,33 @@ export class JobService {
   }
 
   /**
+   * Puts a stored job on its queue under its own id (BullMQ takes an id once: enqueueing a job
+   * already queued changes nothing), and off the sweeper's list. Its payload is built from the job
+   * alone, so a replay can enqueue a job whose first submission never did.
+   */
+  private async enqueue(job: Pick<Job, "id" | "endpoint" | "queue" | "params" | "cacheMaxAgeSeconds">, accountId: string, priority: number): Promise<void> {
+    const payload: ScrapePayload = job.queue === "live" ? { jobId: job.id, params: job.params, accountId } : { jobId: job.id, accountId };
+    // The worker must look the cache up before it fetches (no early fetch of the params carried).
+    if (job.cacheMaxAgeSeconds && this.deps.cache?.store.enabled) payload.useCache = true;
+    // Fair order: an account's n-th job in flight waits behind every account's earlier ones.
+    await this.deps.queues[job.queue].enqueue(payload, { name: job.endpoint, priority });
+    // Off the sweeper's list; not waited for: when it is lost, the sweeper finds the job queued and drops it itself.
+    this.deps.jobs.queued(job.id).catch(() => undefined);
+  }
+
+  /**
    * The job an earlier submission with the same key made, as that submission answered: a live job
    * once final (waiting for it, within the live deadline, when it is still running), any other job
-   * at once with its current state. A claim whose job is not written yet is a moment old: wait for it.
+   * at once with its current state; null when the job is gone. A job still pending is enqueued
+   * again first: its first submission may have stored it and lost Redis before enqueueing it (that
+   * client got a 503 and retries), and a job never enqueued would never run (a ghost).
    */
-  private async replay(accountId: string, jobId: string): Promise<SubmitOutcome> {
+  private async replay(accountId: string, jobId: string): Promise<SubmitOutcome | null> {
     let record = await this.deps.jobs.get(jobId);
-    for (let i = 0; !record && i < 20; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      record = await this.deps.jobs.get(jobId);
-    }
-    if (!record || record.accountId !== accountId) {
-      throw new ApiError("idempotency_key_in_use", "A submission with this Idempotency-Key is still being created; retry in a moment", undefined, 1);
-    }
+    if (!record || record.accountId !== accountId) return null;
     const { job } = record;
+    // Its place in the fair order is lost with its first submission: it has waited already.
+    if (job.status === "pending") await this.enqueue(job, accountId, fairPriority(1));
     if (job.queue !== "live") {
       return { status: 202, replayed: true, body: { job, message: `Job already submitted with this Idempotency-Key; poll GET /v1/jobs/${jobId} for its result` } };
     }

@@ -1,5 +1,6 @@
 /** The job store's scripts (jobs.ts): submission, start, requeue and settlement. */
 import { xaddEntry } from "../ledger-stream.js";
+import { CLAIM_ARGS, checkClaim, writeClaim } from "./idempotency.js";
 import { script } from "./script.js";
 
 /**
@@ -7,13 +8,25 @@ import { script } from "./script.js";
  * never overdraw: available = balance - reserved. Every job not yet final holds exactly one reserved
  * credit, so `reserved` is also the account's jobs in flight, checked against its concurrency
  * limit (`maxInFlight`; 0 = none) in the same step. Returns {code, reserved after}: code 1 created,
- * 0 insufficient credits, -1 no account, -2 over the concurrency limit. The record gets only the
- * fields a new job has (`fields`); the ones still empty (latency, error, completion) come with its end.
+ * 0 insufficient credits, -1 no account, -2 over the concurrency limit, and with an idempotency
+ * `claim` (lua/idempotency.ts) -3 a replay {-3, 0, the claim's job} or -4 the key reused with
+ * another body. The claim is written here, with the record and its entry among the jobs not yet
+ * known to be queued (`unqueued`, which the sweeper reads): none of them exists without the others.
+ * The record gets only the fields a new job has (`fields`); the ones still empty (latency, error,
+ * completion) come with its end. Run again for the same job (a command resent after a dropped
+ * connection), it changes nothing.
  */
 export const SUBMIT = script(
-  { name: "Submit", keys: ["account", "job"], args: ["reserve", "retention", "maxInFlight"], rest: "fields" },
+  {
+    name: "Submit",
+    keys: ["account", "job", "unqueued", "claim"],
+    args: ["reserve", "retention", "maxInFlight", "jobId", "createdAtMs", ...CLAIM_ARGS],
+    rest: "fields",
+  },
   `
 local acct = redis.call('HMGET', account, 'balance', 'reserved')
+if redis.call('EXISTS', job) == 1 then return {1, tonumber(acct[2] or '0')} end
+${checkClaim}
 if not acct[1] then return {-1, 0} end
 local reserved = tonumber(acct[2] or '0')
 local limit = tonumber(maxInFlight)
@@ -22,6 +35,8 @@ if tonumber(acct[1]) - reserved < tonumber(reserve) then return {0, reserved} en
 redis.call('HINCRBY', account, 'reserved', reserve)
 redis.call('HSET', job, 'status', 'pending', 'credits', '0', 'attempts', '0', unpack(fields))
 redis.call('EXPIRE', job, retention)
+redis.call('ZADD', unqueued, createdAtMs, jobId)
+${writeClaim}
 return {1, reserved + tonumber(reserve)}`,
 );
 
@@ -32,15 +47,16 @@ return {1, reserved + tonumber(reserve)}`,
  * below zero. Every settlement is appended to the ledger stream (ledger-stream.ts) and announced on
  * `finalChannel`; a job with a reply channel has its settled record (HGETALL, as a JSON array)
  * published there too. `cachedFrom`, when set, marks a cache hit; `coverage`, when set, is the
- * parse's coverage figure (JSON), kept for operators.
+ * parse's coverage figure (JSON), kept for operators. The job leaves `unqueued` (lua SUBMIT).
  */
 export const FINALIZE = script(
   {
     name: "Finalize",
-    keys: ["job", "account", "ledger", "usage"],
+    keys: ["job", "account", "ledger", "usage", "unqueued"],
     args: ["status", "price", "completedAt", "latencyMs", "error", "result", "retention", "jobId", "finalChannel", "upstreamUrl", "cachedFrom", "coverage"],
   },
   `
+redis.call('ZREM', unqueued, jobId)
 local st = redis.call('HGET', job, 'status')
 if not st then return -1 end
 if st == 'completed' or st == 'failed' then return 0 end
@@ -80,29 +96,33 @@ return 1`,
  * completed; the charge of the cache-hit `price`; the ledger entry, a charge marked `cacheHit`;
  * the usage counters and the final announcement, as FINALIZE writes them. Like SUBMIT it refuses
  * an unknown account (-1) and one without the price available (0: balance - reserved, so it never
- * eats credits other jobs hold); it reserves nothing and is not held to the concurrency limit,
- * since the job is never in flight.
+ * eats credits other jobs hold), answers a held idempotency claim (-3 replay, -4 reused) and writes
+ * the claim with the record; it reserves nothing and is not held to the concurrency limit, since
+ * the job is never in flight. Returns {code} or {-3, 0, the claim's job}; run again, it changes nothing.
  */
 export const CREATE_CACHED = script(
   {
     name: "CreateCached",
-    keys: ["account", "job", "ledger", "usage"],
-    args: ["price", "retention", "jobId", "completedAt", "finalChannel", "endpoint"],
+    keys: ["account", "job", "ledger", "usage", "claim"],
+    args: ["price", "retention", "jobId", "completedAt", "finalChannel", "endpoint", ...CLAIM_ARGS],
     rest: "fields",
   },
   `
+if redis.call('EXISTS', job) == 1 then return {1} end
+${checkClaim}
 local acct = redis.call('HMGET', account, 'balance', 'reserved')
-if not acct[1] then return -1 end
+if not acct[1] then return {-1} end
 local charge = tonumber(price)
-if tonumber(acct[1]) - tonumber(acct[2] or '0') < charge then return 0 end
+if tonumber(acct[1]) - tonumber(acct[2] or '0') < charge then return {0} end
 if charge > 0 then redis.call('HINCRBY', account, 'balance', -charge) end
 redis.call('HSET', job, 'status', 'completed', 'credits', charge, 'attempts', '0', 'error', '', 'cacheHit', '1', unpack(fields))
 redis.call('EXPIRE', job, retention)
 ${xaddEntry("ledger", "{ type = 'charge', jobId = jobId, endpoint = endpoint, credits = charge, at = completedAt, cacheHit = true, accountId = redis.call('HGET', job, 'accountId') }")}
 redis.call('HINCRBY', usage, endpoint .. ':completed', 1)
 redis.call('HINCRBY', usage, endpoint .. ':credits', charge)
+${writeClaim}
 redis.call('PUBLISH', finalChannel, jobId)
-return 1`,
+return {1}`,
 );
 
 /**
