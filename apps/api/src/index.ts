@@ -1,6 +1,6 @@
 import { createServer } from "node:http";
 import { pino } from "pino";
-import { onShutdown } from "@serp/shared";
+import { LogOutput, onShutdown } from "@serp/shared";
 import { Locations } from "@serp/upstream";
 import { publicBaseUrl } from "./compat/links.js";
 import { ConfigError, httpServerSettings, loadEnv, type ApiEnv } from "./env.js";
@@ -14,6 +14,9 @@ import { createApiRuntime } from "./runtime.js";
  * it is built): a bad one is a single fatal log line naming the setting and its rule, then exit 78
  * (EX_CONFIG: npm start's supervisor does not restart it, scripts/supervise.mjs).
  */
+/** Log lines go to standard output; a reader that stalls or is gone never holds the process up. */
+const output = new LogOutput();
+
 function configuration(): ApiEnv {
   try {
     const env = loadEnv();
@@ -21,13 +24,13 @@ function configuration(): ApiEnv {
     return env;
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
-    pino({ base: { app: "api" } }).fatal(err.message);
+    pino({ base: { app: "api" } }, output).fatal(err.message);
     process.exit(78);
   }
 }
 
 const env = configuration();
-const logger = pino({ level: env.LOG_LEVEL, base: { app: "api" } });
+const logger = pino({ level: env.LOG_LEVEL, base: { app: "api" } }, output);
 if (!env.PUBLIC_BASE_URL) {
   logger.warn({ base: publicBaseUrl(env) }, "PUBLIC_BASE_URL is not set: links in responses reach this machine only");
 }
@@ -62,12 +65,16 @@ const drainMs = env.LIVE_DEADLINE_MS + 5_000;
 // Registered last, so closed first: queues and Redis stay open for the requests still being answered.
 rt.closers.add("http server", () => httpDrain.close(drainMs));
 
+// Whatever Redis, PostgreSQL or the log's reader do, the process is gone a little after the drain.
 onShutdown(rt.closers, {
   deadlineMs: drainMs + 5_000,
+  exitAfterMs: drainMs + 10_000,
   begin: (signal) => {
     startDraining(rt.ctx);
     logger.info({ signal, drainMs }, "shutting down: no new connections, answering requests in flight");
   },
   onError: (name, err) => logger.error({ err, name }, "close failed"),
   end: (clean) => logger.info({ clean }, "stopped"),
+  late: (exitAfterMs) => logger.error({ exitAfterMs }, "could not stop cleanly in time: exiting now"),
+  again: (signal) => logger.warn({ signal }, "second signal: stopping now, without answering requests in flight"),
 });

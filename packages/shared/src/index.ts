@@ -10,4 +10,5 @@ export * from "./results.js";
 export * from "./schemas.js";
 export * from "./build-result.js";
 export * from "./closers.js";
+export * from "./log-output.js";
 export * from "./env.js";
