@@ -7,10 +7,28 @@
  *
  *   node scripts/postgres-keeper.mjs DATA_DIR APPS_GRACE_MS     (with an IPC channel to run.mjs)
  */
+import { readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { keep } from "./keeper.mjs";
 import { URL_FILE, createDatabase, databaseUrl, initCluster, isReady, postgresProcess, waitForPostgres } from "./postgres.mjs";
 import { freePort } from "./redis.mjs";
-import { Supervised } from "./supervise.mjs";
+import { Supervised, isRunning } from "./supervise.mjs";
+
+/**
+ * The lock file of a killed server whose process is dead but not yet reaped (a zombie, where no init
+ * reaps them): PostgreSQL takes that pid for a live server and refuses to start. A zombie runs nothing.
+ */
+function removeDeadLock(dir) {
+  const lock = join(dir, "postmaster.pid");
+  let pid;
+  try {
+    pid = Number(readFileSync(lock, "utf8").split("\n")[0]);
+  } catch {
+    return;
+  }
+  if (!Number.isInteger(pid) || pid <= 0 || isRunning(pid)) return;
+  rmSync(lock, { force: true });
+}
 
 await keep({
   label: "PostgreSQL",
@@ -27,6 +45,7 @@ await keep({
   },
   async start(dir, say, port) {
     initCluster(dir);
+    removeDeadLock(dir);
     port ??= await freePort();
     const server = new Supervised("postgres", () => postgresProcess(port, dir), { say });
     try {

@@ -70,10 +70,12 @@ interface Drill {
   processes(): Proc[];
 }
 
-function drill(env: Record<string, string>): Drill {
+/** `envOf` gives the runs' settings, from the drill's folder. */
+function drill(envOf: (dir: string) => Record<string, string>): Drill {
   const dir = mkdtempSync(join(tmpdir(), "serp-kill-drill-"));
   // Open to the `postgres` user a private PostgreSQL runs as when we are root.
   chmodSync(dir, 0o755);
+  const env = envOf(dir);
   const markers = [dir];
   return {
     dir,
@@ -158,7 +160,7 @@ afterAll(() => {
   // A failed drill must not leave its processes behind.
   for (const d of drills) {
     for (const p of d.processes()) kill(p.pid);
-    rmSync(d.dir, { recursive: true, force: true });
+    if (!process.env.KEEP_DRILL) rmSync(d.dir, { recursive: true, force: true });
   }
 });
 
@@ -168,65 +170,108 @@ async function ports(): Promise<Record<string, string>> {
   return { PORT: String(port), HOST: "127.0.0.1", HEALTH_PORT: String(health), UPSTREAM_BASE_URL: `http://127.0.0.1:${upstream}` };
 }
 
+type How = "took over" | "started";
+
+/** The one line run.mjs says about a private server: taken over, or started (after waiting or not). */
+function expectSaid(run: Run, variable: string, label: string, how: How) {
+  const said = run.lines.find((l) => l.startsWith(`[run] ${variable} is not set: `));
+  expect(said).toMatch(how === "took over" ? new RegExp(`took over the private ${label} at \\S+ \\(pid \\d+\\) that a previous npm start left running`) : new RegExp(`started a private ${label} at`));
+}
+
+/** A drill's runs, one after the other: each killed as told, the next started at once. */
+function rounds(d: Drill, first: Run, report: string[]) {
+  let run = first;
+  return {
+    get current() {
+      return run;
+    },
+    async round(name: string, order: (r: Run) => Promise<void>, how: { redis: How; postgres?: How }) {
+      const old = run;
+      // What must end: all of the old run but the servers taken over.
+      const kept = [how.redis === "took over" && old.pids["redis-server"], how.postgres === "took over" && old.pids.postgres];
+      const mustEnd = Object.values(old.pids).filter((pid): pid is number => pid !== undefined && !kept.includes(pid));
+      await order(old);
+      // Measured from the kill, while the next run starts: the old apps end within their deadlines,
+      // whatever became of their Redis and their output's reader.
+      const oldGone = gone(d, mustEnd, `every process of the run before "${name}" gone`, API_EXIT_BOUND_MS);
+      oldGone.catch(() => undefined);
+      const startedAt = Date.now();
+      run = await d.start();
+      const upMs = Date.now() - startedAt;
+      expectSaid(run, "REDIS_URL", "redis-server", how.redis);
+      if (how.postgres) expectSaid(run, "DATABASE_URL", "PostgreSQL", how.postgres);
+      // Taken over: the same server, with its data; started: a new one.
+      for (const [role, h] of [["redis-server", how.redis], ["postgres", how.postgres]] as const) {
+        if (h === "took over") expect(run.pids[role]).toBe(old.pids[role]);
+        if (h === "started") expect(run.pids[role]).not.toBe(old.pids[role]);
+      }
+      expect(await statusOf(`${run.base}/healthz`)).toBe(200);
+      const goneMs = await oldGone;
+      report.push(`${name}: up again in ${upMs} ms (${Object.entries(how).map(([k, v]) => `${k} ${v}`).join(", ")}); the old processes were gone ${goneMs} ms after the kill`);
+    },
+    /** The last stop, as an operator's SIGTERM: nothing of any run is left. */
+    async finalStop() {
+      const termAt = Date.now();
+      kill(run.pids.run, "SIGTERM");
+      await waitFor("nothing left", () => d.processes().length === 0, 30_000, 100).catch((err: Error) => {
+        throw new Error(`${err.message}; left: ${JSON.stringify(d.processes())}`);
+      });
+      report.push(`final SIGTERM: nothing left after ${Date.now() - termAt} ms`);
+    },
+  };
+}
+
+/**
+ * The old API is held (SIGSTOP) as a long drain would hold it: its keeper waits for it, and the new
+ * run takes the servers over instead of waiting. Let go after a while, it stops on its own.
+ */
+async function runMjsFirstWhileDraining(r: Run) {
+  kill(r.pids.api, "SIGSTOP");
+  kill(r.pids.run);
+  setTimeout(() => kill(r.pids.api, "SIGCONT"), 3_000);
+}
+
 const withDatabase = process.env.DATABASE_URL ? test : test.skip;
 
 withDatabase("killed in every order with its output reader gone, npm start starts again at once; nothing is left after the last stop", async () => {
-  const d = drill({ ...(await ports()), DATABASE_URL: process.env.DATABASE_URL! });
+  const given = await ports();
+  const d = drill(() => ({ ...given, DATABASE_URL: process.env.DATABASE_URL! }));
   drills.push(d);
   const report: string[] = [];
-  let run = await d.start();
-
-  /** Kills the current run as `order` says, starts the next at once, and checks what the issue asks. */
-  async function round(name: string, order: (r: Run) => Promise<void>, redis: "took over" | "started") {
-    const old = run;
-    const oldPids = Object.values(old.pids).filter((pid): pid is number => pid !== undefined);
-    await order(old);
-    const startedAt = Date.now();
-    run = await d.start();
-    const upMs = Date.now() - startedAt;
-    const said = run.lines.find((l) => l.startsWith("[run] REDIS_URL is not set: "));
-    expect(said).toMatch(redis === "took over" ? /took over the private redis-server at redis:\/\/127\.0\.0\.1:\d+ \(pid \d+\) that a previous npm start left running/ : /started a private redis-server at/);
-    // Taken over: the same server, still holding the data; started: a new one.
-    if (redis === "took over") expect(run.pids["redis-server"]).toBe(old.pids["redis-server"]);
-    else expect(run.pids["redis-server"]).not.toBe(old.pids["redis-server"]);
-    expect(await statusOf(`${run.base}/healthz`)).toBe(200);
-    const stillOld = oldPids.filter((pid) => pid !== run.pids["redis-server"]);
-    const goneMs = await gone(d, stillOld, `every process of the run before "${name}" gone`, API_EXIT_BOUND_MS);
-    report.push(`${name}: up again in ${upMs} ms (${redis} Redis), the old processes gone ${goneMs} ms after that`);
-  }
-
-  // The old API is held (SIGSTOP) as a long drain would hold it: its keeper waits for it, and the
-  // new run takes the Redis over instead of waiting. Let go after, it stops on its own.
-  await round("run.mjs first, its API still draining", async (r) => {
-    kill(r.pids.api, "SIGSTOP");
-    kill(r.pids.run);
-    setTimeout(() => kill(r.pids.api, "SIGCONT"), 3_000);
-  }, "took over");
-  await round("the keeper, then run.mjs", async (r) => {
+  const runs = rounds(d, await d.start(), report);
+  await runs.round("run.mjs first, its API still draining", runMjsFirstWhileDraining, { redis: "took over" });
+  await runs.round("the keeper, then run.mjs", async (r) => {
     kill(r.pids["redis-keeper"]);
     await pause(200);
     kill(r.pids.run);
-  }, "took over");
+  }, { redis: "took over" });
   // The issue's case: npm start SIGKILLed with its Redis; the apps stop on their own, Redis gone.
-  await round("run.mjs, the keeper and Redis at once (the apps left)", async (r) => {
+  await runs.round("run.mjs, the keeper and Redis at once (the apps left)", async (r) => {
     for (const role of ["run", "redis-keeper", "redis-server"] as const) kill(r.pids[role]);
-  }, "started");
-  await round("the apps first, then run.mjs, the keeper, Redis", async (r) => {
+  }, { redis: "started" });
+  await runs.round("the apps first, then run.mjs, the keeper, Redis", async (r) => {
     for (const role of ["api", "worker", "run", "redis-keeper", "redis-server"] as const) {
       kill(r.pids[role]);
       await pause(100);
     }
-  }, "started");
-  await round("everything at once", async () => {
+  }, { redis: "started" });
+  await runs.round("everything at once", async () => {
     for (const p of d.processes()) kill(p.pid);
-  }, "started");
-
-  // The last stop, as an operator's SIGTERM: nothing of any run is left.
-  const termAt = Date.now();
-  kill(run.pids.run, "SIGTERM");
-  await waitFor("nothing left", () => d.processes().length === 0, 20_000, 100).catch((err: Error) => {
-    throw new Error(`${err.message}; left: ${JSON.stringify(d.processes())}`);
-  });
-  report.push(`final SIGTERM: nothing left after ${Date.now() - termAt} ms`);
+  }, { redis: "started" });
+  await runs.finalStop();
   console.log(`npm start kill drill:\n${report.join("\n")}`);
 }, 150_000);
+
+test("with its private PostgreSQL: taken over after run.mjs is killed, started again after everything was; nothing is left", async () => {
+  const given = await ports();
+  const d = drill((dir) => ({ ...given, PG_DATA_DIR: join(dir, "pg") }));
+  drills.push(d);
+  const report: string[] = [];
+  const runs = rounds(d, await d.start(), report);
+  await runs.round("run.mjs first, its API still draining", runMjsFirstWhileDraining, { redis: "took over", postgres: "took over" });
+  await runs.round("everything at once", async () => {
+    for (const p of d.processes()) kill(p.pid);
+  }, { redis: "started", postgres: "started" });
+  await runs.finalStop();
+  console.log(`npm start kill drill, private PostgreSQL:\n${report.join("\n")}`);
+}, 120_000);
