@@ -21,11 +21,20 @@
  * Plain JavaScript with Node's standard library only: it runs before dependencies are installed.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { commandOf, isRunning } from "./supervise.mjs";
 
 const say = (msg) => console.log(`[run] ${msg}`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** The command line of `pid`, "" when it is gone. */
+function cmdlineOf(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8");
+  } catch {
+    return "";
+  }
+}
 
 /** Resolves true once `done()` holds, false after `timeoutMs`. */
 async function until(done, timeoutMs, everyMs = 50) {
@@ -182,7 +191,9 @@ async function endPrevious(server, dir, ownerFile, urlFile) {
     return none;
   }
   const serverRuns = () => Number.isInteger(owner.server) && isRunning(owner.server) && commandOf(owner.server) === server.command;
-  const keeperRuns = () => Number.isInteger(owner.keeper) && isRunning(owner.keeper) && owner.keeper !== process.pid;
+  // Still a keeper like this one (not a pid reused since): SIGUSR2 would end another process.
+  const script = basename(process.argv[1]);
+  const keeperRuns = () => Number.isInteger(owner.keeper) && owner.keeper !== process.pid && isRunning(owner.keeper) && cmdlineOf(owner.keeper).includes(script);
   const startedAt = Date.now();
   if (keeperRuns()) {
     if (!owner.stopping && isRunning(owner.run)) {

@@ -64,8 +64,9 @@ interface Run {
 interface Drill {
   dir: string;
   markers: string[];
-  env: Record<string, string>;
   start(): Promise<Run>;
+  /** The environment each run gets. */
+  startEnv(): Record<string, string>;
   /** Every process of the drill so far. */
   processes(): Proc[];
 }
@@ -76,16 +77,17 @@ function drill(envOf: (dir: string) => Record<string, string>): Drill {
   // Open to the `postgres` user a private PostgreSQL runs as when we are root.
   chmodSync(dir, 0o755);
   const env = envOf(dir);
+  const startEnv = () => ({ PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", REDIS_DATA_DIR: join(dir, "redis"), LOG_LEVEL: "info", ...DRAIN_ENV, ...env });
   const markers = [dir];
   return {
     dir,
     markers,
-    env,
+    startEnv,
     processes: () => listing(markers),
     async start() {
       const child = spawn(process.execPath, ["scripts/run.mjs", "start"], {
         cwd: ROOT,
-        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", REDIS_DATA_DIR: join(dir, "redis"), LOG_LEVEL: "info", ...DRAIN_ENV, ...env },
+        env: startEnv(),
         stdio: ["ignore", "pipe", "pipe"],
         // Its own process group, like a background job of the shell that started it.
         detached: true,
@@ -160,7 +162,7 @@ afterAll(() => {
   // A failed drill must not leave its processes behind.
   for (const d of drills) {
     for (const p of d.processes()) kill(p.pid);
-    if (!process.env.KEEP_DRILL) rmSync(d.dir, { recursive: true, force: true });
+    rmSync(d.dir, { recursive: true, force: true });
   }
 });
 
@@ -245,6 +247,16 @@ withDatabase("killed in every order with its output reader gone, npm start start
     await pause(200);
     kill(r.pids.run);
   }, { redis: "took over" });
+  // Its run.mjs gone, a keeper no longer restarts the server for apps that are going: a Redis killed
+  // while the old API still drains stays down (the keeper's restart back-off is 1 s; 2.5 s are given).
+  await runs.round("run.mjs, then Redis, its API still draining", async (r) => {
+    kill(r.pids.api, "SIGSTOP");
+    kill(r.pids.run);
+    kill(r.pids["redis-server"]);
+    await pause(2_500);
+    expect(d.processes().filter((p) => p.role === "redis-server")).toEqual([]);
+    kill(r.pids.api, "SIGCONT");
+  }, { redis: "started" });
   // The issue's case: npm start SIGKILLed with its Redis; the apps stop on their own, Redis gone.
   await runs.round("run.mjs, the keeper and Redis at once (the apps left)", async (r) => {
     for (const role of ["run", "redis-keeper", "redis-server"] as const) kill(r.pids[role]);
@@ -258,6 +270,14 @@ withDatabase("killed in every order with its output reader gone, npm start start
   await runs.round("everything at once", async () => {
     for (const p of d.processes()) kill(p.pid);
   }, { redis: "started" });
+
+  // A second npm start on the same data while this one runs: refused in one line, this one unharmed.
+  const second = spawnSync(process.execPath, ["scripts/run.mjs", "start"], { cwd: ROOT, env: { ...d.startEnv() }, encoding: "utf8", timeout: 30_000 });
+  expect(second.status).toBe(1);
+  expect(second.stdout + second.stderr).toMatch(new RegExp(`^\\[run\\] cannot start: a redis-server already runs on \\S+ at ${runs.current.redisUrl} for another npm start \\(run\\.mjs pid ${runs.current.pids.run}\\)`, "m"));
+  expect(second.stderr).not.toMatch(/\s+at /);
+  expect(await statusOf(`${runs.current.base}/healthz`)).toBe(200);
+
   await runs.finalStop();
   console.log(`npm start kill drill:\n${report.join("\n")}`);
 }, 150_000);
