@@ -9,14 +9,14 @@ import { startDraining } from "./ops/readiness.js";
 import { loadOpsSettings } from "./ops/settings.js";
 import { createApiRuntime } from "./runtime.js";
 
+/** Log lines go to standard output; a reader that stalls or is gone never holds the process up. */
+const output = new LogOutput();
+
 /**
  * Every setting is checked before anything connects (the ops settings too, which the app reads when
  * it is built): a bad one is a single fatal log line naming the setting and its rule, then exit 78
  * (EX_CONFIG: npm start's supervisor does not restart it, scripts/supervise.mjs).
  */
-/** Log lines go to standard output; a reader that stalls or is gone never holds the process up. */
-const output = new LogOutput();
-
 function configuration(): ApiEnv {
   try {
     const env = loadEnv();

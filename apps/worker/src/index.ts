@@ -10,13 +10,13 @@ import { startHealthServer, workerReadiness, type HealthServer } from "./health.
 import { createWorkerRuntime, type WorkerRuntime } from "./runtime.js";
 import { watchUpstream } from "./upstream-watch.js";
 
+/** Log lines go to standard output; a reader that stalls or is gone never holds the process up. */
+const output = new LogOutput();
+
 /**
  * Every setting is checked before anything connects: a bad one is a single fatal log line naming it,
  * then exit 78 (EX_CONFIG: npm start's supervisor does not restart it), as the API does.
  */
-/** Log lines go to standard output; a reader that stalls or is gone never holds the process up. */
-const output = new LogOutput();
-
 function configuration() {
   try {
     const env = loadEnv();
