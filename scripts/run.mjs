@@ -7,7 +7,9 @@
  *                unset (scripts/postgres-keeper.mjs, stopped last like Redis), then the API and workers for all three queues, and supervises
  *                them: a crashed API or worker is restarted with back-off (scripts/supervise.mjs);
  *                Ctrl-C, SIGTERM or SIGHUP (or npm going away) stops the apps, then Redis; a second
- *                Ctrl-C kills them at once.
+ *                Ctrl-C kills them at once. Started again at once after a stop or a kill of any
+ *                kind, it takes over the private servers the previous run left running, or waits
+ *                for them to stop (scripts/keeper.mjs).
  *   npm test   → installs dependencies (and chromium) if needed, type-checks, starts a private
  *                redis-server (unless TEST_REDIS_URL is given) and a private PostgreSQL (unless
  *                TEST_DATABASE_URL is given; as DATABASE_URL for jest) and runs every test.
