@@ -3,9 +3,8 @@
  * API has them. Says "ready", and on SIGTERM logs LINES lines before it stops.
  */
 import { pino } from "pino";
-import { Closers } from "../src/closers.js";
+import { Closers, onShutdown } from "../src/closers.js";
 import { LogOutput } from "../src/log-output.js";
-import { onShutdown } from "../src/closers.js";
 
 const logger = pino({ base: { app: "fixture" } }, new LogOutput());
 const lines = Number(process.env.LINES ?? 1_000);
