@@ -7,7 +7,9 @@
  *                unset (scripts/postgres-keeper.mjs, stopped last like Redis), then the API and workers for all three queues, and supervises
  *                them: a crashed API or worker is restarted with back-off (scripts/supervise.mjs);
  *                Ctrl-C, SIGTERM or SIGHUP (or npm going away) stops the apps, then Redis; a second
- *                Ctrl-C kills them at once.
+ *                Ctrl-C kills them at once. Started again at once after a stop or a kill of any
+ *                kind, it takes over the private servers the previous run left running, or waits
+ *                for them to stop (scripts/keeper.mjs).
  *   npm test   → installs dependencies (and chromium) if needed, type-checks, starts a private
  *                redis-server (unless TEST_REDIS_URL is given) and a private PostgreSQL (unless
  *                TEST_DATABASE_URL is given; as DATABASE_URL for jest) and runs every test.
@@ -57,7 +59,7 @@ function msFrom(env, name, fallback) {
 /**
  * The private Redis (or PostgreSQL), held by scripts/redis-keeper.mjs (postgres-keeper.mjs) in a
  * session of its own, so that a terminal's Ctrl-C does not reach it and it stops after the apps,
- * even when this process is killed.
+ * even when this process is killed. One a previous npm start left running is taken over.
  */
 function startKeeper(dir, appsGraceMs, script = "scripts/redis-keeper.mjs") {
   const child = spawn(process.execPath, [join(root, script), dir, String(appsGraceMs)], {
@@ -71,9 +73,16 @@ function startKeeper(dir, appsGraceMs, script = "scripts/redis-keeper.mjs") {
     await exited;
   };
   return new Promise((ok, fail) => {
-    child.once("message", (msg) => (msg.url ? ok({ url: msg.url, child, stop }) : fail(new Error(msg.error))));
+    child.once("message", (msg) => (msg.url ? ok({ ...msg, child, stop }) : fail(new Error(msg.error))));
     child.once("exit", (code) => fail(new Error(`${script} exited (${code}) before its server answered`)));
   });
+}
+
+/** What the keeper did, for the one line run.mjs says about each private server. */
+function how({ url, pid, tookOver, waitedMs }, label) {
+  if (tookOver) return `took over the private ${label} at ${url} (pid ${pid}) that a previous npm start left running`;
+  const waited = waitedMs >= 100 ? ` after waiting ${(waitedMs / 1_000).toFixed(1)} s for the previous npm start's to stop` : "";
+  return `started a private ${label} at ${url}${waited}`;
 }
 
 async function start() {
@@ -90,7 +99,7 @@ async function start() {
     const dataDir = env.REDIS_DATA_DIR || DEFAULT_DATA_DIR;
     keeper = await startKeeper(resolve(root, dataDir), Math.max(grace.api, grace.worker) + 5_000);
     env.REDIS_URL = keeper.url;
-    say(`REDIS_URL is not set: started a private redis-server at ${keeper.url} (data in ${dataDir}; npm run cli finds it there)`);
+    say(`REDIS_URL is not set: ${how(keeper, "redis-server")} (data in ${dataDir}; npm run cli finds it there)`);
   }
   let pgKeeper;
   if (!env.DATABASE_URL) {
@@ -100,7 +109,7 @@ async function start() {
       throw err;
     });
     env.DATABASE_URL = pgKeeper.url;
-    say(`DATABASE_URL is not set: started a private PostgreSQL at ${pgKeeper.url} (data in ${dataDir}; npm run cli finds it there)`);
+    say(`DATABASE_URL is not set: ${how(pgKeeper, "PostgreSQL")} (data in ${dataDir}; npm run cli finds it there)`);
   }
   const keepers = [keeper, pgKeeper].filter(Boolean);
   // Each app in a process group of its own: a terminal's Ctrl-C reaches this process only, which
@@ -212,7 +221,13 @@ async function bench(args) {
 }
 
 const [command, ...rest] = process.argv.slice(2);
-if (command === "start") await start();
+if (command === "start") {
+  // A server that cannot be had (another npm start holds it) is one line, not a stack trace.
+  await start().catch((err) => {
+    say(`cannot start: ${err.message}`);
+    process.exit(1);
+  });
+}
 else if (command === "test") await test(rest);
 else if (command === "bench") await bench(rest);
 else {

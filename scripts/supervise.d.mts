@@ -4,6 +4,7 @@ export const EXIT_CONFIG: 78;
 export function restartDelay(n: number, backoff?: typeof BACKOFF): number;
 export function exitReason(code: number | null, signal: NodeJS.Signals | null): string;
 export function isRunning(pid: number): boolean;
+export function commandOf(pid: number): string | undefined;
 export function watchParent(onGone: () => void, everyMs?: number): () => void;
 export class Supervised {
   constructor(name: string, start: () => ChildProcess, options: { say: (msg: string) => void; backoff?: typeof BACKOFF; onStart?: (child: ChildProcess) => void; onConfigError?: (name: string) => void });

@@ -114,6 +114,11 @@ function procInfo(pid) {
   }
 }
 
+/** The command name of `pid` ("redis-server", "postgres"…), undefined when it is gone. */
+export function commandOf(pid) {
+  return procInfo(pid)?.comm;
+}
+
 /** True while `pid` runs (a zombie, dead but not yet reaped, counts as gone). */
 export function isRunning(pid) {
   try {

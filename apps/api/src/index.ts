@@ -1,6 +1,6 @@
 import { createServer } from "node:http";
 import { pino } from "pino";
-import { onShutdown } from "@serp/shared";
+import { LogOutput, onShutdown } from "@serp/shared";
 import { ConfigFileError, Locations } from "@serp/upstream";
 import { publicBaseUrl } from "./compat/links.js";
 import { ConfigError, httpServerSettings, loadEnv, type ApiEnv } from "./env.js";
@@ -8,6 +8,9 @@ import { drainable } from "./ops/http-shutdown.js";
 import { startDraining } from "./ops/readiness.js";
 import { loadOpsSettings } from "./ops/settings.js";
 import { createApiRuntime, ensureApiKeyAccount } from "./runtime.js";
+
+/** Log lines go to standard output; a reader that stalls or is gone never holds the process up. */
+const output = new LogOutput();
 
 /**
  * Every setting is checked before anything connects (the ops settings too, which the app reads when
@@ -23,13 +26,13 @@ function configuration(): { env: ApiEnv; locations: Locations } {
     return { env, locations };
   } catch (err) {
     if (!(err instanceof ConfigError || err instanceof ConfigFileError)) throw err;
-    pino({ base: { app: "api" } }).fatal(err.message);
+    pino({ base: { app: "api" } }, output).fatal(err.message);
     process.exit(78);
   }
 }
 
 const { env, locations } = configuration();
-const logger = pino({ level: env.LOG_LEVEL, base: { app: "api" } });
+const logger = pino({ level: env.LOG_LEVEL, base: { app: "api" } }, output);
 if (!env.PUBLIC_BASE_URL) {
   logger.warn({ base: publicBaseUrl(env) }, "PUBLIC_BASE_URL is not set: links in responses reach this machine only");
 }
@@ -59,12 +62,16 @@ const drainMs = env.LIVE_DEADLINE_MS + 5_000;
 // Registered last, so closed first: queues and Redis stay open for the requests still being answered.
 rt.closers.add("http server", () => httpDrain.close(drainMs));
 
+// Whatever Redis, PostgreSQL or the log's reader do, the process is gone a little after the drain.
 onShutdown(rt.closers, {
   deadlineMs: drainMs + 5_000,
+  exitAfterMs: drainMs + 10_000,
   begin: (signal) => {
     startDraining(rt.ctx);
     logger.info({ signal, drainMs }, "shutting down: no new connections, answering requests in flight");
   },
   onError: (name, err) => logger.error({ err, name }, "close failed"),
   end: (clean) => logger.info({ clean }, "stopped"),
+  late: (exitAfterMs) => logger.error({ exitAfterMs }, "could not stop cleanly in time: exiting now"),
+  again: (signal) => logger.warn({ signal }, "second signal: stopping now, without answering requests in flight"),
 });

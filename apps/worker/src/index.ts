@@ -1,7 +1,7 @@
 import type { Worker } from "bullmq";
 import { pino } from "pino";
 import { createMetrics } from "@serp/metrics";
-import { Closers, onShutdown } from "@serp/shared";
+import { Closers, LogOutput, onShutdown } from "@serp/shared";
 import { UpstreamStatusBoard } from "@serp/store";
 import { ConfigFileError, createUpstream, upstreamOptionsOf } from "@serp/upstream";
 import { drainWorkers, trackJobsInFlight } from "./drain.js";
@@ -9,6 +9,9 @@ import { loadEnv, webhookOptions } from "./env.js";
 import { startHealthServer, workerReadiness, type HealthServer } from "./health.js";
 import { createWorkerRuntime, type WorkerRuntime } from "./runtime.js";
 import { watchUpstream } from "./upstream-watch.js";
+
+/** Log lines go to standard output; a reader that stalls or is gone never holds the process up. */
+const output = new LogOutput();
 
 /**
  * Every setting is checked before anything connects: a bad one is a single fatal log line naming it,
@@ -20,7 +23,7 @@ function configuration() {
     return { env, fromEnv: upstreamOptionsOf(env) };
   } catch (err) {
     // Only settings are read here (the upstream's include its CA file): any failure is one.
-    pino({ base: { app: "worker" } }).fatal(String((err as Error).message ?? err).replace(/\s*\n\s*/g, "; "));
+    pino({ base: { app: "worker" } }, output).fatal(String((err as Error).message ?? err).replace(/\s*\n\s*/g, "; "));
     process.exit(78);
   }
 }
@@ -28,7 +31,7 @@ const { env, fromEnv } = configuration();
 const { WORKER_SHUTDOWN_TIMEOUT_MS } = env;
 /** Past the deadline, handing jobs back and closing get this long; then the process exits regardless. */
 const STOP_MARGIN_MS = 2_000;
-const logger = pino({ level: env.LOG_LEVEL, base: { app: "worker", queues: env.WORKER_QUEUES.join(",") } });
+const logger = pino({ level: env.LOG_LEVEL, base: { app: "worker", queues: env.WORKER_QUEUES.join(",") } }, output);
 const metrics = createMetrics("worker");
 const upstream = configured(() =>
   createUpstream({ ...fromEnv, parseThreads: env.PARSE_THREADS }, { log: (level, msg, fields) => logger[level](fields ?? {}, msg) }),
@@ -80,6 +83,8 @@ if (health) closers.add("health server", () => health.close());
 closers.add("upstream", () => upstream.close());
 onShutdown(closers, {
   deadlineMs: 5_000,
+  // The drain's own bound (below) comes first; this one also covers the closers after it.
+  exitAfterMs: WORKER_SHUTDOWN_TIMEOUT_MS + STOP_MARGIN_MS + 5_000,
   begin: drain,
   onError: (name, err) => logger.error({ err, name }, "close failed"),
   end: (clean) => logger.info({ clean }, "stopped"),
@@ -121,9 +126,8 @@ running = { rt, workers, inFlight: trackJobsInFlight(workers) };
 logger.info({ concurrency: env.WORKER_CONCURRENCY, upstream: env.UPSTREAM_BASE_URL ?? "real hosts" }, "workers ready");
 
 /** A second Ctrl-C: the operator does not want to wait; jobs in flight are retaken after their lock expires. */
-function forceStop(signal: string): never {
+function forceStop(signal: string): void {
   logger.warn({ signal }, "second signal: stopping now, without finishing jobs in flight");
-  process.exit(1);
 }
 
 /** Takes no new job and lets the ones in flight finish, up to the deadline; the closers run after it. */

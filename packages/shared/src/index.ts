@@ -11,4 +11,5 @@ export * from "./schemas.js";
 export * from "./build-result.js";
 export * from "./safe-text.js";
 export * from "./closers.js";
+export * from "./log-output.js";
 export * from "./env.js";

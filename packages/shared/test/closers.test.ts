@@ -59,6 +59,20 @@ describe("onShutdown", () => {
     expect(code).toBe(1);
   }, 20_000);
 
+  test("a begin that never ends: the process exits 1 at exitAfterMs all the same", async () => {
+    const started = Date.now();
+    const { lines, code } = await run({ HANG: "1" }, ["SIGTERM"]);
+    expect(lines).toEqual(["ready", "begin SIGTERM", "late 1000"]);
+    expect(code).toBe(1);
+    expect(Date.now() - started).toBeLessThan(8_000);
+  }, 20_000);
+
+  test("a second signal while stopping ends the process at once with exit 1, even without again", async () => {
+    const { lines, code } = await run({ SLOW: "1", NO_AGAIN: "1" }, ["SIGTERM", "SIGTERM"]);
+    expect(lines).toEqual(["ready", "begin SIGTERM"]);
+    expect(code).toBe(1);
+  }, 20_000);
+
   test("a signal while stopping goes to again", async () => {
     const { lines, code } = await run({ SLOW: "1" }, ["SIGTERM", "SIGINT"]);
     expect(lines).toEqual(["ready", "begin SIGTERM", "again SIGINT"]);
