@@ -4,13 +4,14 @@
  * the page, as a redesign's new build would), and with every class attribute dropped, still gives
  * at least 90% of the items the original page gives.
  *
- * Kinds covered so far: news and shopping search. (Web, local and images still find most of their
+ * Kinds covered so far: news, shopping search and images. (Web and local still find most of their
  * blocks by class names: see the issue.)
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseNews } from "../src/kinds/web-news.js";
 import { parseShopping } from "../src/kinds/web-shopping-search.js";
+import { parseImages } from "../src/kinds/web-images.js";
 import { isDateText } from "../src/html/cards.js";
 import { FIXTURES_DIR, fixturesAvailable } from "./fixtures-dir.js";
 
@@ -100,6 +101,23 @@ describeIfFixtures(`shopping: class names renamed (seed ${seed}) or dropped`, ()
   test("a page with products is among them", () => {
     const counts = pages.map((p) => parseShopping(readFileSync(join(dir, p), "utf8")).shopping_results.length);
     expect(Math.max(...counts)).toBeGreaterThan(0);
+  });
+});
+
+describeIfFixtures(`images: class names renamed (seed ${seed}) or dropped`, () => {
+  const dir = join(FIXTURES_DIR, "images");
+  const pages = readdirSync(dir).filter((f) => f.endsWith(".html"));
+
+  test.each(pages)("images/%s: ≥ 90% of the images, each with its page, thumbnail and a title", (page) => {
+    const html = readFileSync(join(dir, page), "utf8");
+    const original = parseImages(html).images_results;
+    expect(original.length).toBeGreaterThan(0);
+    for (const changed of [renameClasses(html, seed), dropClasses(html)]) {
+      const items = parseImages(changed).images_results;
+      const kept = original.filter((o) => items.some((i) => i.link === o.link && i.thumbnail === o.thumbnail));
+      expect(kept.length).toBeGreaterThanOrEqual(Math.ceil(0.9 * original.length));
+      expect(items.filter((i) => i.title).length).toBeGreaterThanOrEqual(Math.ceil(0.9 * original.filter((o) => o.title).length));
+    }
   });
 });
 

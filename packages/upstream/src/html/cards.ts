@@ -88,6 +88,16 @@ export function resultCards(region: Element, opts: CardOptions): Card[] {
   return found.map((f) => ({ ...f, root: widen(f.anchor, region, anchors, targets) }));
 }
 
+/**
+ * The card around each of `anchors` (elements that each stand for one result, such as the links
+ * holding a result's picture): the largest element around it that holds no other of them.
+ */
+export function cardsAround(anchors: readonly Element[], region: Element): Element[] {
+  const set = new Set(anchors);
+  const own = new Map(anchors.map((a, i) => [a, String(i)]));
+  return anchors.map((a) => widen(a, region, set, own));
+}
+
 function holdsPicture(el: Element): boolean {
   for (const d of elements(el)) if (d.name === "img") return true;
   return false;

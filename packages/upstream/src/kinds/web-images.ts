@@ -9,7 +9,7 @@ import type { ImageResult, ImagesBlocks } from "@serp/shared";
 import { textContent } from "domutils";
 import { isTag } from "domhandler";
 import { all, attr, first, parseHtml, scan, scansOf, text, type AnyNode, type Document, type Element, type Scan } from "../html/index.js";
-import { pieces, resultCards } from "../html/cards.js";
+import { cardsAround, pieces, resultCards } from "../html/cards.js";
 import { targetUrl, unwrapWayback } from "../values.js";
 import { filled, type UpstreamKind } from "./kind.js";
 import { searchTarget } from "./url-forms.js";
@@ -92,12 +92,17 @@ const LAYOUTS: Layout[] = [
     name: "udm2-2025",
     tiles: MODERN.tile,
     parts: [MODERN.image, MODERN.title, MODERN.link, MODERN.source],
+    // The tile is found by its data attribute; its parts by class, else by shape (its picture, its link
+    // to another site, its longest text and its short one).
     read: (tile, parts) => {
-      const img = parts.first(MODERN.image);
+      const img = parts.first(MODERN.image) ?? first("img", tile);
+      const link = parts.first(MODERN.link) ?? all("a[href]", tile).find((a) => imageTarget(attr(a, "href")!) !== undefined);
+      const texts = parts.first(MODERN.title) ? [] : pieces(tile).map((p) => p.text);
+      const longest = [...texts].sort((a, b) => b.length - a.length)[0];
       return {
-        title: parts.textOf(MODERN.title) ?? (attr(img, "alt") || undefined),
-        link: pageLink(attr(parts.first(MODERN.link), "href") ?? attr(tile, "data-lpage")),
-        source: parts.textOf(MODERN.source),
+        title: parts.textOf(MODERN.title) ?? (attr(img, "alt") || longest || undefined),
+        link: pageLink(attr(link, "href") ?? attr(tile, "data-lpage")),
+        source: parts.textOf(MODERN.source) ?? texts.find((t) => t !== longest && t.length <= 60),
         thumbnail: thumbnailOf(img),
       };
     },
@@ -227,34 +232,46 @@ const imageTarget = (href: string) => {
  * `/imgres?` or the card's `data-ow`/`data-oh`.
  */
 function readShapes(doc: Document): Fields[] {
-  const items: Fields[] = [];
+  // The deferred rows (templates at the end of the page) follow the region's own: parse5 keeps a
+  // template's content as a fragment, the template's one child, read like an element.
+  const deferred = all(DEFERRED, doc).map((t) => t.children[0] as Element | undefined).filter((c): c is Element => c !== undefined);
   for (const selector of REGION) {
     const region = first(selector, doc);
-    if (!region) continue;
-    const roots = [region, ...all("template", region).map((t) => t.children[0]).filter((c): c is Element => c !== undefined && isTag(c))];
-    for (const root of roots) {
-      for (const card of resultCards(root, { target: imageTarget, headless: true })) {
-        const img = first("img", card.root);
-        if (!img) continue;
-        const texts = pieces(card.root).map((p) => p.text).filter((t) => imageSize(t) === undefined);
-        const title = attr(card.anchor, "title") || [...texts].sort((a, b) => b.length - a.length)[0] || attr(img, "alt") || undefined;
-        const source = texts.filter((t) => t !== title && t.length <= 60)[0];
-        const sized = card.root.attribs["data-ow"] ? card.root : (all("[data-ow]", card.root)[0] ?? card.root.parent);
-        const fields: Fields = {
-          title,
-          link: card.href,
-          source,
-          thumbnail: thumbnailOf(img),
-          original_width: positiveInt(attr(sized as Element, "data-ow") ?? null),
-          original_height: positiveInt(attr(sized as Element, "data-oh") ?? null),
-        };
-        const res = parseImgres(attr(all('a[href*="/imgres?"]', card.root)[0] ?? card.anchor, "href"));
-        items.push(res ? { ...res, ...compact(fields) } : fields);
-      }
-    }
-    if (items.length) break;
+    const own = region ? tilesIn(region) : [];
+    if (own.length) return mergeRepeats([...own, ...deferred.flatMap(tilesIn)]);
   }
-  return mergeRepeats(items);
+  return [];
+}
+
+/** The tiles of one part of the page: one per picture linking a page (two pictures of one page are two images). */
+function tilesIn(root: Element): Fields[] {
+  const pictureLinks = all("a[href]", root).filter((a) => imageTarget(attr(a, "href")!) !== undefined && first("img", a) !== null);
+  // The 2020–2022 grid links the page from the caption only (its picture's link is scripted).
+  const captionLinks = resultCards(root, { target: imageTarget, headless: true }).map((c) => c.anchor);
+  const linked = pictureLinks.length >= captionLinks.length ? pictureLinks : captionLinks;
+  const tiles = cardsAround(linked, root);
+  const items: Fields[] = [];
+  linked.forEach((anchor, i) => {
+    const tile = tiles[i]!;
+    const img = first("img", anchor) ?? first("img", tile);
+    if (!img) return;
+    const captioned = all("a[href]", tile).find((a) => a.attribs.title);
+    const texts = pieces(tile).map((p) => p.text).filter((t) => imageSize(t) === undefined);
+    const title = attr(captioned, "title") || [...texts].sort((a, b) => b.length - a.length)[0] || attr(img, "alt") || undefined;
+    const source = texts.filter((t) => t !== title && t.length <= 60)[0];
+    const sized = tile.attribs["data-ow"] ? tile : (all("[data-ow]", tile)[0] ?? closestWith(tile, "data-ow"));
+    const fields: Fields = {
+      title,
+      link: imageTarget(attr(captioned, "href") ?? attr(anchor, "href")!),
+      source,
+      thumbnail: thumbnailOf(img),
+      original_width: positiveInt(attr(sized, "data-ow") ?? null),
+      original_height: positiveInt(attr(sized, "data-oh") ?? null),
+    };
+    const res = parseImgres(attr(all('a[href*="/imgres?"]', tile)[0] ?? anchor, "href"));
+    items.push(res ? { ...res, ...compact(fields) } : fields);
+  });
+  return items;
 }
 
 /**
@@ -317,6 +334,12 @@ function withOriginals(items: Fields[], tiles: readonly Element[], doc: AnyNode)
     }
   }
   return items;
+}
+
+/** The nearest element around `el` carrying `name` (a tile's size sits on the tile, above its links). */
+function closestWith(el: Element, name: string): Element | undefined {
+  for (let node = el.parent; node && isTag(node); node = node.parent) if (node.attribs[name] !== undefined) return node;
+  return undefined;
 }
 
 /** Light layouts link an image twice (picture, then caption): one item per image, the caption kept. */
