@@ -222,6 +222,8 @@ function readCards(doc: Document, cards: Element[]): Article[] {
     if (thumbnail) article.thumbnail = thumbnail;
     const favicon = pictures(card).icons.map((img) => imageOf(img, images)).find(Boolean);
     if (favicon) article.favicon = favicon;
+    const iso = article.date ? isoDate(article.date) : undefined;
+    if (iso) article.iso_date = iso;
     articles.push(article);
   }
   return articles;

@@ -7,8 +7,8 @@ import { FIXTURES_DIR, fixturesAvailable } from "../fixtures-dir.js";
 
 const fixture = (name: string) => readFileSync(join(dirname(fileURLToPath(import.meta.url)), "../fixtures", name), "utf8");
 
-/** SPEC §2.5: a news item has exactly these fields. */
-const SPEC_FIELDS = new Set(["position", "title", "link", "source", "date", "snippet", "thumbnail"]);
+/** SPEC §2.5's fields of a news item, and the reference API's `favicon` and `iso_date` where the card shows them (issue 25). */
+const SPEC_FIELDS = new Set(["position", "title", "link", "source", "date", "snippet", "thumbnail", "favicon", "iso_date"]);
 const extraFields = (items: NewsItem[]) => items.flatMap((n) => Object.keys(n).filter((k) => !SPEC_FIELDS.has(k)));
 
 describe("parseNews on the basic HTML layout (hand-written after the documented format)", () => {
@@ -111,10 +111,17 @@ if (!fixturesAvailable) console.warn(`news parser: captured pages not found at $
 describeCaptured("parseNews on the captured tbm=nws page (SingleFile, 2025)", () => {
   const items = () => parseNews(readFileSync(join(FIXTURES_DIR, "news/schloss-johannisberg-news-2025.html"), "utf8")).news_results;
 
-  test("reads all ten cards with only SPEC fields", () => {
+  test("reads all ten cards with only SPEC and reference fields", () => {
     const news = items();
     expect(news.map((n) => n.position)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect(extraFields(news)).toEqual([]);
+  });
+
+  test("keeps the publisher's 16px icon as favicon, and an absolute date as iso_date", () => {
+    for (const n of items()) expect(n.favicon).toMatch(/^data:image\//);
+    const dated = items().find((n) => n.date === "Dec 13, 2024");
+    expect(dated?.iso_date).toBe("2024-12-13T00:00:00.000Z");
+    for (const n of items().filter((i) => /ago$/.test(i.date))) expect(n.iso_date).toBeUndefined();
   });
 
   test("every card has a snippet and its inline JPEG thumbnail (not the 16px publisher icon)", () => {
