@@ -1,5 +1,6 @@
 import { engineOf, type Endpoint } from "./endpoints.js";
 import { KINDS } from "./kinds/index.js";
+import type { ServedLayout } from "./fields.js";
 import type { JobParams } from "./params.js";
 import type { BlocksByEndpoint, JobResult, SearchParameters } from "./results.js";
 
@@ -16,6 +17,7 @@ export function searchParameters(endpoint: Endpoint, p: JobParams): SearchParame
   if (p.location) sp.location = p.location;
   if (p.uule) sp.uule = p.uule;
   if (p.product_id) sp.product_id = p.product_id;
+  if (p.layout) sp.layout = p.layout;
   return sp;
 }
 
@@ -32,7 +34,11 @@ function continuePositions(endpoint: Endpoint, params: JobParams, blocks: object
   return { ...blocks, [paged.list]: shifted };
 }
 
-/** The result object a completed job carries: its parameters, then the parsed blocks. */
-export function buildResult<E extends Endpoint>(endpoint: E, params: JobParams, blocks: BlocksByEndpoint[E]): JobResult {
-  return { search_parameters: searchParameters(endpoint, params), ...(continuePositions(endpoint, params, blocks as object) as object) };
+/** The result object a completed job carries: its parameters, the layout of the page it came from, then the parsed blocks. */
+export function buildResult<E extends Endpoint>(endpoint: E, params: JobParams, blocks: BlocksByEndpoint[E], layout?: ServedLayout): JobResult {
+  return {
+    search_parameters: searchParameters(endpoint, params),
+    ...(layout ? { layout } : {}),
+    ...(continuePositions(endpoint, params, blocks as object) as object),
+  };
 }

@@ -3,7 +3,7 @@
  * Results). A field the page does not show is left out.
  */
 import { z } from "zod";
-import { deviceSchema, located, pageSchema, paramsObject, querySchema, regional } from "../fields.js";
+import { deviceSchema, layoutSchema, located, pageSchema, paramsObject, querySchema, regional } from "../fields.js";
 import { defineKind } from "./kind.js";
 import { localPlaceSchema } from "./web-local.js";
 
@@ -127,10 +127,10 @@ export type WebSearchBlocks = z.infer<typeof webSearchBlocksSchema>;
 
 export const webSearch = defineKind({
   params: paramsObject({
-    query: querySchema, ...regional, device: deviceSchema.optional(), page: pageSchema(10).optional(), ...located,
+    query: querySchema, ...regional, device: deviceSchema.optional(), page: pageSchema(10).optional(), ...located, layout: layoutSchema.optional(),
   }),
   blocks: webSearchBlocksSchema,
-  defaults: { page: 1, device: "desktop" },
+  defaults: { page: 1, device: "desktop", layout: "full" },
   pagedList: { list: "organic_results", step: 10 },
   tool: {
     title: "Web search",
