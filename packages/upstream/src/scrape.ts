@@ -316,7 +316,10 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
       // Only a page understood well enough has blocks: one below its kind's threshold goes on down the ladder.
       if (ran.blocks) {
         // A light page a full-page job may not take: it only tells the customer that `layout: "any"` would have answered.
-        if (!sells) throw new UpstreamFailure(mostTelling(tries) ?? "upstream_error", tries, skipped, true);
+        if (!sells) {
+          const fromSkips = skipped.map((s) => (s.lastOutcome ? SKIP_KIND[s.lastOutcome] : undefined));
+          throw new UpstreamFailure(mostTelling(tries) ?? TELLING.find((k) => fromSkips.includes(k)) ?? "upstream_error", tries, skipped, true);
+        }
         const pageClass = ran.record.outcome as "results" | "no_results";
         return { blocks: ran.blocks, layout: layoutOf(profile), upstreamUrl: ran.url, pageClass, tries, skipped, ...(ran.coverage ? { coverage: ran.coverage } : {}), page: ran.page! };
       }

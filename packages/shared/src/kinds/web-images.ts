@@ -25,6 +25,6 @@ export const webImages = defineKind({
   tool: {
     title: "Image search",
     returns:
-      "Image results for a query: images_results, each with the source page, original image URL and size, and thumbnail.",
+      "Image results for a query: images_results, each with the source page, original image URL and size, and thumbnail. layout says which page answered: full (default) or light (the basic page, asked with layout light or any).",
   },
 });

@@ -25,6 +25,6 @@ export const webNews = defineKind({
   tool: {
     title: "News search",
     returns:
-      "News articles for a query: news_results, each with position, title, link, source, date, snippet and thumbnail.",
+      "News articles for a query: news_results, each with position, title, link, source, date, snippet and thumbnail. layout says which page answered: full (default) or light (the basic page, asked with layout light or any).",
   },
 });

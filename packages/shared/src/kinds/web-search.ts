@@ -138,6 +138,6 @@ export const webSearch = defineKind({
       "Web search results for a query: organic_results (title, link, snippet), ads, ai_overview, related_questions (question, " +
       "and the answer's snippet, title and link where the page shows them), local_results (a local or hotel pack: places with " +
       "rating, reviews, type, address and the price a card shows), top_stories, discussions_and_forums (forum posts: title, " +
-      "link, source), knowledge_graph and related_searches.",
+      "link, source), knowledge_graph and related_searches. layout says which page answered: full (default) or light (the basic page, asked with layout light or any).",
   },
 });
