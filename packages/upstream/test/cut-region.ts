@@ -16,8 +16,8 @@ export const REGION_IDS = {
   "web-shopping-search": ["rso", "search", "main"],
 } as const;
 
-/** The page cut inside the first of `ids` it has, or undefined when it has none of them. */
-export function cutInRegion(html: string, ids: readonly string[]): string | undefined {
+/** Where the first element with one of `ids` has its inside (source offsets), or undefined when the page has none of them. */
+export function regionInside(html: string, ids: readonly string[]): { from: number; to: number } | undefined {
   const doc = parse(html, { sourceCodeLocationInfo: true });
   const found = new Map<string, Node>();
   const stack: Node[] = [doc];
@@ -30,26 +30,13 @@ export function cutInRegion(html: string, ids: readonly string[]): string | unde
   const region = ids.map((id) => found.get(id)).find((n) => n !== undefined);
   const at = region && "sourceCodeLocation" in region ? (region.sourceCodeLocation as Token.ElementLocation | undefined) : undefined;
   if (!at?.startTag) return undefined;
-  const from = at.startTag.endOffset;
-  const to = at.endTag?.startOffset ?? at.endOffset;
-  return html.slice(0, Math.floor((from + to) / 2));
+  return { from: at.startTag.endOffset, to: at.endTag?.startOffset ?? at.endOffset };
 }
 
-/** The first element with one of `ids` and the source offsets of its inside, or undefined when the page has none. */
-function regionInside(html: string, ids: readonly string[]): { from: number; to: number } | undefined {
-  const doc = parse(html, { sourceCodeLocationInfo: true });
-  const found = new Map<string, Node>();
-  const stack: Node[] = [doc];
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    const id = "attrs" in node ? node.attrs.find((a) => a.name === "id")?.value : undefined;
-    if (id && ids.includes(id) && !found.has(id)) found.set(id, node);
-    if ("childNodes" in node) stack.push(...(node as ParentNode).childNodes);
-  }
-  const region = ids.map((id) => found.get(id)).find((n) => n !== undefined);
-  const at = region && "sourceCodeLocation" in region ? (region.sourceCodeLocation as Token.ElementLocation | undefined) : undefined;
-  if (!at?.startTag || !at.endTag) return undefined;
-  return { from: at.startTag.endOffset, to: at.endTag.startOffset };
+/** The page cut inside the first of `ids` it has (halfway through its inside), or undefined when it has none of them. */
+export function cutInRegion(html: string, ids: readonly string[], inside = regionInside(html, ids)): string | undefined {
+  if (!inside) return undefined;
+  return html.slice(0, Math.floor((inside.from + inside.to) / 2));
 }
 
 /**
@@ -58,8 +45,7 @@ function regionInside(html: string, ids: readonly string[]): { from: number; to:
  * coverage figure counts it as a result), and nothing else. What a redesign the parsers have never
  * seen leaves: the results are on the page, in unknown markup. Undefined when the page has none of `ids`.
  */
-export function unknownRegion(html: string, ids: readonly string[]): string | undefined {
-  const inside = regionInside(html, ids);
+export function unknownRegion(html: string, ids: readonly string[], inside = regionInside(html, ids)): string | undefined {
   if (!inside) return undefined;
   const region = html.slice(inside.from, inside.to);
   const hrefs = new Set([...region.matchAll(/<a\b[^>]*?\shref\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)/gi)].map((m) => m[1]!.replace(/^["']|["']$/g, "")));

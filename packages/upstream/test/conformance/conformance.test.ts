@@ -16,7 +16,7 @@ import type { Endpoint } from "@serp/shared";
 import { classify, type PageClass } from "../../src/classify.js";
 import { COVERAGE_THRESHOLDS, parsePage, understood, type Coverage } from "../../src/coverage.js";
 import { kindOf } from "../../src/kinds/index.js";
-import { cutInRegion, REGION_IDS, unknownRegion } from "../cut-region.js";
+import { cutInRegion, REGION_IDS, regionInside, unknownRegion } from "../cut-region.js";
 import { FIXTURES_DIR, fixturesAvailable } from "../fixtures-dir.js";
 import { dropClasses, renameClasses } from "../rename-classes.js";
 
@@ -162,9 +162,10 @@ describeIfFixtures("conformance on captured upstream pages", () => {
         renamed: judge(e.parser, renameClasses(page, RENAME_SEED)),
         dropped: judge(e.parser, dropClasses(page)),
       };
-      const unknown = ids && unknownRegion(page, ids);
+      const inside = ids && regionInside(page, ids);
+      const unknown = ids && unknownRegion(page, ids, inside);
       if (unknown) copies.unknown = judge(e.parser, unknown);
-      const cut = ids && cutInRegion(page, ids);
+      const cut = ids && cutInRegion(page, ids, inside);
       if (cut) copies.cut = judge(e.parser, cut);
       margins.set(e.fixture, { parser: e.parser, whole: parsedPage(e.fixture, e.parser).coverage, copies });
       for (const v of ["renamed", "dropped"] as const) {
