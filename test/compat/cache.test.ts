@@ -137,6 +137,21 @@ d("result cache", () => {
       expect(fetched(q)).toBe(tried + 1);
     }, LIVE);
 
+    test("the page layout is part of the search: a light search is never answered from a full one's entry, and each entry keeps its layout", async () => {
+      const acct = await stack.account(10);
+      const search = (engine: string, extra: Record<string, string> = {}) => api().get("/search.json").query({ engine, q: "hotels nyc", api_key: acct.key, ...extra });
+      const full = await search("google", { no_cache: "true" });
+      expect(full.body.search_metadata).toMatchObject({ cached: false, layout: "full" });
+      const light = await search("google_light");
+      expect(light.body.search_metadata).toMatchObject({ cached: false, layout: "light" });
+      expect((await search("google_light")).body.search_metadata).toMatchObject({ cached: true, layout: "light" });
+      expect((await search("google")).body.search_metadata).toMatchObject({ cached: true, layout: "full" });
+      // The job's default layout and an explicit `full` are one search; `light` and `any` are others.
+      const params = { query: "x", country: "us", language: "en", page: 1, device: "desktop" } as const;
+      expect(cacheKeyOf("web-search", { ...params, layout: "full" }, null)).toBe(cacheKeyOf("web-search", { ...params, layout: "full" }, null));
+      expect(new Set(["full", "light", "any"].map((layout) => cacheKeyOf("web-search", { ...params, layout: layout as "full" }, null))).size).toBe(3);
+    }, LIVE);
+
     test("concurrent identical misses fetch once: the others wait for that fetch and are answered from the cache", async () => {
       const acct = await stack.account(20);
       const q = "hatsune miku";

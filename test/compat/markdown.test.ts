@@ -84,6 +84,14 @@ describe("the markdown rendering", () => {
       result: { search_parameters: { engine: "web_news", query: "x", country: "us", language: "en", page: 1 }, news_results: [{ position: 1, title: "T", link: "https://n.test/", source: "N", date: "1 day ago", snippet: "S" }] },
     });
     expect(done).toBe("# x\n\nengine web_news · page 1 · country us · language en · job job_01JZ8K3Q4V7X9YB2C5D6E7F8G9 completed · 1 credit\n\n## News\n\n1. [T](https://n.test/) · N · 1 day ago\n   S\n");
+    // The page layout is no block: a full page says nothing more, a light one says what it lacks.
+    const news = { engine: "web_news", query: "x", country: "us", language: "en", page: 1 } as const;
+    const item = { position: 1, title: "T", link: "https://n.test/", source: "N", date: "1 day ago", snippet: "S" };
+    const full = jobMarkdown({ job: { ...job, status: "completed", credits: 1 }, result: { search_parameters: news, layout: "full", news_results: [item] } });
+    expect(full).toBe(done);
+    const light = jobMarkdown({ job: { ...job, status: "completed", credits: 1 }, result: { search_parameters: news, layout: "light", news_results: [item] } });
+    expect(light).toContain("language en · light page (no AI overview, top stories or knowledge panel) · job");
+    expect(light).not.toMatch(/## Layout/);
   });
 });
 

@@ -4,7 +4,7 @@
  */
 import { ApiError } from "@serp/shared";
 import { Locations } from "@serp/upstream";
-import { compatSearchQuery, jobRequest, parseSearch, searchParameters, linkParams } from "../../apps/api/src/compat/params.js";
+import { compatSearchQuery, jobRequest, parseSearch, searchOfJob, searchParameters, linkParams } from "../../apps/api/src/compat/params.js";
 import { sortedQuery, paginationBlocks } from "../../apps/api/src/compat/links.js";
 import { GEOTARGETS_DIR, geotargetsAvailable } from "../../packages/upstream/test/fixtures-dir.js";
 
@@ -19,7 +19,7 @@ const list = Locations.fromRows([
 ]);
 
 /** What the error for an unknown engine lists. */
-const SUPPORTED = "Supported engines: web, web_shopping, web_news, web_images, web_local, web_autocomplete, google, google_news, google_images, google_shopping, google_local, google_autocomplete, web_product, google_product.";
+const SUPPORTED = "Supported engines: web, web_light, web_shopping, web_news, web_images, web_local, web_autocomplete, google, google_light, google_news, google_images, google_shopping, google_local, google_autocomplete, web_product, google_product.";
 
 function rejects(query: Record<string, unknown>, locations = noList): string {
   try {
@@ -132,6 +132,23 @@ describe("compat parameters", () => {
     ["web_autocomplete", "web-autocomplete"],
   ])("engine %s runs a %s job", (engine, endpoint) => {
     expect(jobRequest(parseSearch({ q: "x", engine }, noList)).endpoint).toBe(endpoint);
+  });
+
+  test.each(["web_light", "google_light"])("engine %s runs a light web-search job (layout light), takes device, not tbm, and is echoed as sent", (engine) => {
+    const s = parseSearch({ q: "x", engine, device: "mobile", tbm: "nws" }, noList);
+    expect(jobRequest(s)).toEqual({
+      endpoint: "web-search", queue: "live", params: { query: "x", country: "us", language: "en", device: "mobile", page: 1, layout: "light" },
+    });
+    expect(searchParameters(s)).toEqual({ engine, q: "x", hl: "en", gl: "us", device: "mobile" });
+    // engine web (and google) never asks for a layout: the job's default, the full page.
+    expect(jobRequest(parseSearch({ q: "x", engine: engine.replace("_light", "") }, noList)).params).not.toHaveProperty("layout");
+  });
+
+  test("a stored light web-search job reads back as engine web_light; a full one as web", () => {
+    const job = (layout?: string) => ({ endpoint: "web-search", params: { query: "x", country: "us", language: "en", page: 1, ...(layout ? { layout } : {}) } }) as never;
+    expect(searchOfJob(job("light")).engine).toBe("web_light");
+    expect(searchOfJob(job("full")).engine).toBe("web");
+    expect(searchOfJob(job()).engine).toBe("web");
   });
 
   test.each([

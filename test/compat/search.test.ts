@@ -51,7 +51,7 @@ d("GET /search.json", () => {
       ["q=\"\"", { q: "" }, "Missing query `q` parameter."],
       ["q over 500 characters", { q: "a".repeat(501) }, "`q` parameter must be at most 500 characters."],
       ["q of only control characters", { q: " \u0000\u0001\t" }, "`q` parameter must not contain control characters."],
-      ["unsupported engine", { q: "coffee", engine: "yahoo" }, "Unsupported `yahoo` search engine. Supported engines: web, web_shopping, web_news, web_images, web_local, web_autocomplete, google, google_news, google_images, google_shopping, google_local, google_autocomplete, web_product, google_product."],
+      ["unsupported engine", { q: "coffee", engine: "yahoo" }, "Unsupported `yahoo` search engine. Supported engines: web, web_light, web_shopping, web_news, web_images, web_local, web_autocomplete, google, google_light, google_news, google_images, google_shopping, google_local, google_autocomplete, web_product, google_product."],
       ["unsupported device", { q: "coffee", device: "tablet" }, "Unsupported `tablet` device."],
       ["unsupported gl", { q: "coffee", gl: "zz" }, "Unsupported `zz` country - gl parameter."],
       ["unsupported hl", { q: "coffee", hl: "e" }, "Unsupported `e` interface language - hl parameter."],

@@ -9,6 +9,12 @@
  * - the 2026-11 preset: every kind with a rung that needs no browser completes through it; the
  *   others complete through the last rung, a real Chromium; without browser rungs they fail with a
  *   clear error at 0 credits;
+ * - the page layout under the preset (docs/LAYOUTS.md): a default web search, news or images job is
+ *   answered from the full page through Chromium, with every block of the capture, never from the
+ *   feature-phone page the guard still answers; `layout: "light"` asks only for that page; `any`
+ *   falls back to it when no full rung works and says so; a full job no full rung serves fails at 0
+ *   credits, naming the cause and saying `layout: "any"` would have answered; the compatibility
+ *   endpoint's `google` and `google_light` engines say their layout in `search_metadata.layout`;
  * - the table file is re-read without a restart, and a broken one is refused;
  * - the canary's table and exit status, under the preset and unguarded.
  */
@@ -19,6 +25,8 @@ import { join } from "node:path";
 import request from "supertest";
 import { freePort, ROOT, waitFor } from "../ops/support.js";
 import { guardPreset } from "@serp/replay";
+import { parseWebSearch } from "@serp/upstream";
+import { FIXTURES_DIR } from "../../packages/upstream/test/fixtures-dir.js";
 import { childEnv, fixturesAvailable, startStack, type Stack } from "../support/stack.js";
 
 const d = fixturesAvailable ? describe : describe.skip;
@@ -147,8 +155,10 @@ d("the fetch ladder against a guarded upstream", () => {
     writeTable(tableWith({ "web-search": ["basic-lynx", "basic-msie", "wml-chrome"] }, BASIC));
     await waitFor("the worker to take the new table", () => workerLog.includes("profile table reloaded"), 10_000);
     stack.replay.setGuard({ deadAgents: { always: ["Lynx", "MSIE", "Trident"], unlessBrowserTls: ["Nokia"] } });
-    const res = await live("web-search", { query: "coffee" });
+    // Every rung here asks for a light page: only a job that allows one takes it.
+    const res = await live("web-search", { query: "coffee", layout: "any" });
     expect(res.body.job).toMatchObject({ status: "completed", credits: 1 });
+    expect(res.body.result.layout).toBe("light");
     expect(seen().map((r) => [r.path, r.guard ?? "passed"])).toEqual([
       ["/search", "dead-agent"],
       ["/search", "dead-agent"],
@@ -158,18 +168,27 @@ d("the fetch ladder against a guarded upstream", () => {
   }, 30_000);
 
   describe("the 2026-11 preset", () => {
+    /** The light page needs no browser: asked for, the feature-phone page answers. */
     const WITHOUT_BROWSER: [string, Record<string, unknown>, string][] = [
+      ["web-search", { query: "coffee", layout: "light" }, "organic_results"],
+      ["web-news", { query: "schloss johannisberg", layout: "light" }, "news_results"],
+      ["web-images", { query: "初音ミク", layout: "light" }, "images_results"],
+      ["web-autocomplete", { query: "cheesecake" }, "suggestions"],
+    ];
+    /** The full page (the default for web search, news and images) needs a browser under this guard. */
+    const FULL_PAGE: [string, Record<string, unknown>, string][] = [
       ["web-search", { query: "coffee" }, "organic_results"],
       ["web-news", { query: "schloss johannisberg" }, "news_results"],
       ["web-images", { query: "初音ミク" }, "images_results"],
-      ["web-autocomplete", { query: "cheesecake" }, "suggestions"],
     ];
-    const NEED_BROWSER: [string, Record<string, unknown>, string][] = [
+    /** Kinds with no light page at all. */
+    const BROWSER_ONLY: [string, Record<string, unknown>, string][] = [
       ["web-local", { query: "coffee" }, "local_results"],
       ["web-shopping-search", { query: "889894929969", country: "br", language: "pt" }, "shopping_results"],
       ["web-shopping-product", { product_id: PRODUCT, country: "br" }, "sellers"],
       ["web-shopping-product-info", { product_id: PRODUCT, country: "br" }, "product_results"],
     ];
+    const NEED_BROWSER = [...FULL_PAGE, ...BROWSER_ONLY];
 
     beforeAll(async () => {
       writeTable(shipped);
@@ -181,6 +200,7 @@ d("the fetch ladder against a guarded upstream", () => {
       const res = await live(endpoint, params);
       expect(res.body.job).toMatchObject({ status: "completed", error: null });
       expect(res.body.result[block].length).toBeGreaterThan(0);
+      if (endpoint !== "web-autocomplete") expect(res.body.result.layout).toBe("light");
       const log = seen();
       // Whatever the ladder tried first was turned away by the guard; the request that got the page was not.
       expect(log.at(-1)!.guard).toBeUndefined();
@@ -197,13 +217,53 @@ d("the fetch ladder against a guarded upstream", () => {
       const pages = log.filter((r) => r.path === "/search" || r.path.startsWith("/shopping/"));
       expect(pages.at(-1)).toMatchObject({ tls: "chrome", guard: undefined, ua: expect.stringMatching(/Chrome\/156\.0\.0\.0 Safari/) });
       expect(pages.some((r) => r.guard === "tls" || r.guard === "ua")).toBe(true);
+      // The feature-phone page the guard still answers is never asked for a full-page job that a full rung serves.
+      expect(log.some((r) => r.path.startsWith("/wml/"))).toBe(false);
+      expect(res.body.result.layout).toBe("full");
     }, 30_000);
+
+    test("a default web search through Chromium has every block of the capture, and says full; the light page lacks them and says light", async () => {
+      const capture = parseWebSearch(readFileSync(join(FIXTURES_DIR, "web/coffee-desktop-2023.html"), "utf8"));
+      const full = (await live("web-search", { query: "coffee" })).body.result;
+      const blocks = (r: Record<string, unknown>) => Object.keys(r).filter((k) => k !== "search_parameters" && k !== "layout").sort();
+      expect(full.layout).toBe("full");
+      expect(blocks(full)).toEqual(Object.keys(capture).sort());
+      expect(full.organic_results.map((r: { link: string }) => r.link)).toEqual(capture.organic_results.map((r) => r.link));
+      expect(full.knowledge_graph.title).toBe(capture.knowledge_graph!.title);
+      seen();
+      const light = (await live("web-search", { query: "coffee", layout: "light" })).body;
+      expect(light.job).toMatchObject({ status: "completed", credits: 1 });
+      expect(light.result.layout).toBe("light");
+      expect(light.result.search_parameters.layout).toBe("light");
+      // The basic page of the same query (web-nojs/coffee-nojs-2023.html): no result stats, and a knowledge panel of fewer facts.
+      expect(light.result.search_information).toBeUndefined();
+      expect(full.search_information).toBeDefined();
+      expect(Object.keys(light.result.knowledge_graph ?? {}).length).toBeLessThan(Object.keys(full.knowledge_graph).length);
+      expect(seen().map((r) => [r.path, r.guard ?? "passed"])).toEqual([["/wml/search", "passed"]]);
+    }, 60_000);
+
+    test("the compatibility endpoint: engine google answers from the full page, google_light from the light one, each says so", async () => {
+      const { key } = await stack.account(10);
+      const search = (engine: string) => request(stack.api.app).get("/search.json").query({ engine, q: "coffee", api_key: key, no_cache: "true" });
+      const full = await search("google");
+      expect(full.status).toBe(200);
+      expect(full.body.search_metadata.layout).toBe("full");
+      expect(full.body.knowledge_graph).toBeDefined();
+      expect(full.body).not.toHaveProperty("layout");
+      const light = await search("google_light");
+      expect(light.status).toBe(200);
+      expect(light.body.search_metadata.layout).toBe("light");
+      expect(light.body.search_parameters.engine).toBe("google_light");
+      // The basic page's knowledge panel has fewer facts than the full page's.
+      expect(Object.keys(light.body.knowledge_graph ?? {}).length).toBeLessThan(Object.keys(full.body.knowledge_graph).length);
+      expect(light.body.organic_results.length).toBeGreaterThan(5);
+    }, 60_000);
 
     test("without browser rungs those kinds fail with a clear error at 0 credits, and the worker logs each rung", async () => {
       writeTable(NO_BROWSER);
       await waitFor("the worker to take the table", () => workerLog.includes('"version":"no-browser"'), 10_000);
       try {
-        for (const [endpoint, params] of NEED_BROWSER) {
+        for (const [endpoint, params] of BROWSER_ONLY) {
           const res = await live(endpoint, params);
           expect(res.body.job).toMatchObject({ status: "failed", credits: 0, error: "upstream required JavaScript and no profile could pass it" });
           const guards = seen().map((r) => r.guard);
@@ -212,6 +272,21 @@ d("the fetch ladder against a guarded upstream", () => {
         }
         await waitFor("the failure's rung summary", () => /"rungs":"product-panel \(http\): refused/.test(workerLog), 5_000);
         expect(workerLog).toMatch(/product-panel-chrome \(impersonate chrome151\): js_wall/);
+        // Web search, news and images: no full rung works, the light page would have: the job says so, at 0 credits…
+        for (const [endpoint, params] of FULL_PAGE) {
+          const res = await live(endpoint, params);
+          expect(res.body.job).toMatchObject({
+            status: "failed",
+            credits: 0,
+            error: 'no full results page could be had (upstream required JavaScript and no profile could pass it); the light page answered, so layout "any" would have returned a result without the full page\'s blocks',
+          });
+          expect(seen().at(-1)).toMatchObject({ path: "/wml/search", guard: undefined });
+          // …and `any` falls back to it, and says so.
+          const any = await live(endpoint, { ...params, layout: "any" });
+          expect(any.body.job).toMatchObject({ status: "completed", credits: 1 });
+          expect(any.body.result.layout).toBe("light");
+          expect(seen().map((r) => r.path).at(-1)).toBe("/wml/search");
+        }
       } finally {
         writeTable(shipped);
         await waitFor("the worker to take the shipped table back", () => workerLog.lastIndexOf('"version":"2026-11"') > workerLog.lastIndexOf('"version":"no-browser"'), 10_000);
@@ -222,13 +297,13 @@ d("the fetch ladder against a guarded upstream", () => {
   test("a new table file is used by the next job without a restart; a broken one is refused and the old one keeps working", async () => {
     writeTable(tableWith({ "web-search": ["wml-chrome"] }));
     await new Promise((r) => setTimeout(r, 1_500));
-    await live("web-search", { query: "coffee" });
+    await live("web-search", { query: "coffee", layout: "light" });
     expect(seen().map((r) => r.path)).toEqual(["/wml/search"]);
 
     const broken = tableWith({ "web-search": ["desktop-chrome", "no-such-profile"] });
     writeTable(broken);
     await waitFor("the refusal in the worker's log", () => workerLog.includes('kinds.web-search.1: no profile named \\"no-such-profile\\"'), 10_000);
-    const res = await live("web-search", { query: "coffee" });
+    const res = await live("web-search", { query: "coffee", layout: "light" });
     expect(res.body.job.status).toBe("completed");
     expect(seen().map((r) => r.path)).toEqual(["/wml/search"]);
     writeTable(shipped);

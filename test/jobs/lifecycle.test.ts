@@ -39,7 +39,8 @@ d("job lifecycle", () => {
     expect(res.body.job.id).toMatch(/^job_[0-9A-Z]{26}$/);
     expect(res.body.job.latencyMs).toEqual(expect.any(Number));
     expect(Date.parse(res.body.job.completedAt)).toBeGreaterThanOrEqual(Date.parse(res.body.job.createdAt));
-    expect(res.body.result.search_parameters).toEqual({ engine: "web_search", query: "coffee", country: "us", language: "en", page: 1, device: "desktop" });
+    expect(res.body.result.search_parameters).toEqual({ engine: "web_search", query: "coffee", country: "us", language: "en", page: 1, device: "desktop", layout: "full" });
+    expect(res.body.result.layout).toBe("full");
     expect(res.body.result.organic_results.length).toBeGreaterThan(0);
     // The queue entry carried the params, so the worker could fetch while marking the job started.
     expect((await stack.api.queues.live.getJob(res.body.job.id))?.data).toEqual({ jobId: res.body.job.id, params: res.body.job.params, accountId });

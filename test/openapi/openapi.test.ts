@@ -123,7 +123,7 @@ describe("OpenAPI document", () => {
     expect(schemas.WebNewsParams).toMatchObject({ additionalProperties: false, required: ["query"] });
     expect((schemas.WebSearchParams as { properties: Record<string, unknown> }).properties.page).toMatchObject({ type: "integer", minimum: 1, maximum: 10 });
     // Result shapes name their blocks per endpoint.
-    expect(Object.keys((schemas.WebNewsResult as { properties: object }).properties)).toEqual(["search_parameters", "news_results"]);
+    expect(Object.keys((schemas.WebNewsResult as { properties: object }).properties)).toEqual(["search_parameters", "layout", "news_results"]);
     expect(Object.keys((schemas.WebSearchResult as { properties: object }).properties)).toEqual(
       expect.arrayContaining(["organic_results", "ads", "ai_overview", "related_questions", "local_results", "top_stories", "discussions_and_forums", "knowledge_graph", "related_searches"]),
     );

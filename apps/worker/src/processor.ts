@@ -10,6 +10,7 @@ import {
   type Job,
   type JobParams,
   type ParseCoverage,
+  type ServedLayout,
 } from "@serp/shared";
 import type { Metrics } from "@serp/metrics";
 import { resultFromCache, type JobStore, type QueueProcessor, type RawPageStore, type ScrapePayload, type scrapePayloadSchema, type UpstreamPageText } from "@serp/store";
@@ -40,7 +41,7 @@ export interface Scraper {
     endpoint: E,
     params: JobParams,
     signal?: AbortSignal,
-  ): Promise<{ blocks: BlocksByEndpoint[E]; upstreamUrl: string; tries?: readonly TriedRung[]; skipped?: readonly SkippedRung[]; page?: UpstreamPageText; coverage?: ParseCoverage }>;
+  ): Promise<{ blocks: BlocksByEndpoint[E]; layout?: ServedLayout; upstreamUrl: string; tries?: readonly TriedRung[]; skipped?: readonly SkippedRung[]; page?: UpstreamPageText; coverage?: ParseCoverage }>;
 }
 
 /** One upstream request of a job, as the metrics count it. */
@@ -182,7 +183,7 @@ function runJob({ jobs, scraper, logger, metrics, onFinal, rawPages, cache }: Pr
     try {
       const outcome = await (fetching ? fetching.outcome : scraper.scrape(endpoint, params, signal));
       countTries(outcome.tries, outcome.skipped);
-      const result = buildResult(endpoint, params, outcome.blocks);
+      const result = buildResult(endpoint, params, outcome.blocks, outcome.layout);
       // Identical jobs waiting for this fetch are woken by the fill, while this one settles.
       const filling = cached.fill?.done(result, outcome.upstreamUrl).catch((err: Error) => log.warn({ err: err.message }, "result not cached"));
       const changed = await settle("completed", null, result, outcome.upstreamUrl, outcome.coverage);

@@ -1,5 +1,6 @@
 import { engineOf, type Endpoint } from "./endpoints.js";
 import { KINDS } from "./kinds/index.js";
+import type { ServedLayout } from "./fields.js";
 import type { JobParams } from "./params.js";
 import type { BlocksByEndpoint, JobResult, SearchParameters } from "./results.js";
 import { safeResult } from "./safe-text.js";
@@ -17,6 +18,7 @@ export function searchParameters(endpoint: Endpoint, p: JobParams): SearchParame
   if (p.location) sp.location = p.location;
   if (p.uule) sp.uule = p.uule;
   if (p.product_id) sp.product_id = p.product_id;
+  if (p.layout) sp.layout = p.layout;
   return sp;
 }
 
@@ -34,10 +36,15 @@ function continuePositions(endpoint: Endpoint, params: JobParams, blocks: object
 }
 
 /**
- * The result object a completed job carries: its parameters, then the parsed blocks. The one place
- * parser output becomes a result, so the page's text is made harmless here (safe-text.ts): no
- * control or bidi characters in any string, only http(s) targets in link fields.
+ * The result object a completed job carries: its parameters, the layout of the page it came from,
+ * then the parsed blocks. The one place parser output becomes a result, so the page's text is made
+ * harmless here (safe-text.ts): no control or bidi characters in any string, only http(s) targets
+ * in link fields.
  */
-export function buildResult<E extends Endpoint>(endpoint: E, params: JobParams, blocks: BlocksByEndpoint[E]): JobResult {
-  return safeResult({ search_parameters: searchParameters(endpoint, params), ...(continuePositions(endpoint, params, blocks as object) as object) });
+export function buildResult<E extends Endpoint>(endpoint: E, params: JobParams, blocks: BlocksByEndpoint[E], layout?: ServedLayout): JobResult {
+  return safeResult({
+    search_parameters: searchParameters(endpoint, params),
+    ...(layout ? { layout } : {}),
+    ...(continuePositions(endpoint, params, blocks as object) as object),
+  });
 }

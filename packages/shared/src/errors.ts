@@ -52,5 +52,8 @@ export const JOB_ERRORS = {
   jsWall: "upstream required JavaScript and no profile could pass it",
   refused: "upstream refused every way of asking it",
   notSupported: "this result kind is not supported yet",
+  /** A full-page job (the default layout) that no full-page rung could serve while the light page answered (docs/LAYOUTS.md). */
+  fullUnavailable: (cause: string) =>
+    `no full results page could be had (${cause}); the light page answered, so layout "any" would have returned a result without the full page's blocks`,
   internal: "internal error while processing the job",
 } as const;

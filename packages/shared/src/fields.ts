@@ -56,6 +56,25 @@ export const deviceSchema = z
   .meta({ description: "The results page of a desktop (default) or a mobile browser.", example: "desktop" })
   .register(toolDescriptions, { description: "desktop (default) or mobile." });
 
+/** Which results page may answer (docs/LAYOUTS.md): the full page a browser shows, or the light (basic, feature-phone) one. */
+export const PAGE_LAYOUTS = ["full", "light", "any"] as const;
+export type PageLayout = (typeof PAGE_LAYOUTS)[number];
+/** The page a result came from. */
+export type ServedLayout = Exclude<PageLayout, "any">;
+
+export const layoutSchema = z
+  .enum(PAGE_LAYOUTS, { error: msg("must be full, light or any") })
+  .meta({
+    description:
+      "Which results page answers: full (default) the page a browser shows, with every block (AI overview, top stories, knowledge panel…); " +
+      "light the basic or feature-phone page, which lacks them (docs/LAYOUTS.md); any the full page, else the light one when no full page can be had. " +
+      "The result's layout says which page it came from.",
+    example: "full",
+  })
+  .register(toolDescriptions, {
+    description: "full (default): the full results page; light: the basic page without AI overview, top stories or knowledge panel; any: full, else light.",
+  });
+
 export const locationSchema = z
   .string({ error: msg("must be a string") })
   .trim()

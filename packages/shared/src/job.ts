@@ -33,6 +33,8 @@ export interface ParseCoverage {
   ratio: number;
   links: number;
   accounted: number;
+  /** Of `accounted`, the links counted because they lie inside a block the parser knows (coverage.ts), not because their targets reached the blocks. */
+  known?: number;
   /** The page's layout as the figure read it: full, mobile, basic, json (progressive chunks) or unknown. */
   layout: CoverageLayout;
   /** The page ended inside its results region: part of it never arrived. */

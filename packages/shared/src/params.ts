@@ -1,4 +1,5 @@
 import { countryOfLocationName, type Country } from "./countries.js";
+import type { PageLayout } from "./fields.js";
 import { KINDS } from "./kinds/index.js";
 import type { JobRequestInput } from "./schemas.js";
 
@@ -12,6 +13,8 @@ export interface JobParams {
   device?: "desktop" | "mobile";
   location?: string;
   uule?: string;
+  /** Which results page may answer (web search, news, images; default full). */
+  layout?: PageLayout;
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import type { Endpoint } from "./endpoints.js";
+import { PAGE_LAYOUTS, type ServedLayout } from "./fields.js";
 import type { KINDS } from "./kinds/index.js";
 
 /** `search_parameters` of SPEC §2.5, at the head of every result (see ./build-result.ts). */
@@ -19,10 +20,16 @@ export const searchParametersSchema = z.object({
   location: z.string().optional(),
   uule: z.string().optional(),
   product_id: z.string().optional(),
+  layout: z.enum(PAGE_LAYOUTS).optional().meta({ description: "The layout asked for (web search, news, images): full, light or any" }),
 });
 export type SearchParameters = z.infer<typeof searchParametersSchema>;
 
 /** The blocks each endpoint's parser returns. */
 export type BlocksByEndpoint = { [E in Endpoint]: z.infer<(typeof KINDS)[E]["blocks"]> };
 
-export type JobResult = { search_parameters: SearchParameters } & Record<string, unknown>;
+/** The page a result came from (docs/LAYOUTS.md): `full`, or `light` (the basic or feature-phone page, without AI overview, top stories or knowledge panel). */
+export const servedLayoutSchema = z
+  .enum(["full", "light"] as const satisfies readonly ServedLayout[])
+  .meta({ description: "The results page this result came from: full (the page a browser shows) or light (the basic or feature-phone page; see docs/LAYOUTS.md)" });
+
+export type JobResult = { search_parameters: SearchParameters; layout?: ServedLayout } & Record<string, unknown>;

@@ -4,9 +4,10 @@ import { msg } from "./fields.js";
 import { KINDS } from "./kinds/index.js";
 
 export {
-  CONTROL_CHARACTER, UNBOUNDED_PAGE_MAX, UULE_PATTERN, countrySchema, deviceSchema, languageSchema, locationSchema, productIdSchema,
-  querySchema, toolDescriptions, uuleSchema,
+  CONTROL_CHARACTER, PAGE_LAYOUTS, UNBOUNDED_PAGE_MAX, UULE_PATTERN, countrySchema, deviceSchema, languageSchema, layoutSchema, locationSchema,
+  productIdSchema, querySchema, toolDescriptions, uuleSchema,
 } from "./fields.js";
+export type { PageLayout, ServedLayout } from "./fields.js";
 
 /** Each endpoint's params schema (SPEC §2.2), from its kind module. */
 export const PARAMS_SCHEMAS = Object.fromEntries(ENDPOINTS.map((e) => [e, KINDS[e].params])) as {

@@ -41,7 +41,7 @@ test("a location's country comes from its last segment", () => {
 
 test("defaults: unsupported location countries fall back to us", () => {
   const req = jobRequestSchema.parse({ endpoint: "web-news", params: { query: "x", location: "Kabul,Kabul,Afghanistan" } });
-  expect(withDefaults(req)).toEqual({ query: "x", location: "Kabul,Kabul,Afghanistan", country: "us", language: "en", page: 1 });
+  expect(withDefaults(req)).toEqual({ query: "x", location: "Kabul,Kabul,Afghanistan", country: "us", language: "en", page: 1, layout: "full" });
 });
 
 test("results carry search_parameters then the blocks", () => {
@@ -53,19 +53,38 @@ test("results carry search_parameters then the blocks", () => {
   });
 });
 
+test("the page layout: full by default, light or any when asked, nothing else; the result says the layout it came from", () => {
+  const parse = (params: object) => jobRequestSchema.safeParse({ endpoint: "web-search", params: { query: "x", ...params } });
+  expect(withDefaults(parse({ layout: "light" }).data!).layout).toBe("light");
+  expect(withDefaults(parse({ layout: "any" }).data!).layout).toBe("any");
+  expect(parse({ layout: "lite" }).error?.issues[0]?.message).toBe("must be full, light or any");
+  // Kinds with no light page take no layout.
+  expect(jobRequestSchema.safeParse({ endpoint: "web-local", params: { query: "x", layout: "full" } }).success).toBe(false);
+  const r = buildResult("web-search", withDefaults(parse({ layout: "any" }).data!), { organic_results: [] }, "light");
+  expect(r).toEqual({
+    search_parameters: { engine: "web_search", query: "x", country: "us", language: "en", page: 1, device: "desktop", layout: "any" },
+    layout: "light",
+    organic_results: [],
+  });
+});
+
 describe("each kind's own rules (packages/shared/src/kinds)", () => {
   const defaultsOf = (endpoint: string, params: object) => withDefaults(jobRequestSchema.parse({ endpoint, params }));
 
   test("web-search defaults page 1 and the desktop device, after the params given", () => {
     expect(Object.entries(defaultsOf("web-search", { query: "x" }))).toEqual([
-      ["query", "x"], ["country", "us"], ["language", "en"], ["page", 1], ["device", "desktop"],
+      ["query", "x"], ["country", "us"], ["language", "en"], ["page", 1], ["device", "desktop"], ["layout", "full"],
     ]);
     expect(defaultsOf("web-search", { query: "x", page: 3, device: "mobile" })).toMatchObject({ page: 3, device: "mobile" });
   });
 
   test("paged kinds default page 1; the others take no page", () => {
-    for (const endpoint of ["web-news", "web-local", "web-images", "web-shopping-search"]) {
+    for (const endpoint of ["web-local", "web-shopping-search"]) {
       expect(defaultsOf(endpoint, { query: "x" })).toEqual({ query: "x", country: "us", language: "en", page: 1 });
+    }
+    // News and images also take the page layout, full unless asked (docs/LAYOUTS.md).
+    for (const endpoint of ["web-news", "web-images"]) {
+      expect(defaultsOf(endpoint, { query: "x" })).toEqual({ query: "x", country: "us", language: "en", page: 1, layout: "full" });
     }
     expect(defaultsOf("web-autocomplete", { query: "x" })).toEqual({ query: "x", country: "us", language: "en" });
     expect(defaultsOf("web-shopping-product-info", { product_id: "1" })).toEqual({ product_id: "1", country: "us", language: "en" });

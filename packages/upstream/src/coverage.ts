@@ -10,6 +10,12 @@
  * The figure is read from the tree the parser built (`parsePage`: one parse, then one walk of the
  * region), and crosses a parse thread's boundary as a small object beside the blocks.
  *
+ * A link inside a block the parser knows (a kind's `coverage.known`: on web, the AI overview, the
+ * related questions, top stories and discussions it read, and the carousels and sections it sets aside
+ * on purpose, such as videos and social posts) counts as understood whether or not its target reached
+ * the blocks: the figure is about markup nobody understood, not about blocks the service chose not to
+ * return in full. The figure says how many were counted so (`known`).
+ *
  * Each kind's module (kinds/) declares its region (`coverage.region`: the results column or list,
  * else the basic page's `#main`) and its threshold; kinds not measured (the product pages, the local
  * results page, autocomplete: not lists of outbound results, or not HTML) read ratio 1, layout `none`.
@@ -140,19 +146,36 @@ export function coverage<E extends Endpoint>(endpoint: E, body: string, doc: Doc
   if (roots.length === 0) return { links: 0, accounted: 0, ratio: 1, layout };
 
   // Titled links are the results; a region without any (image tiles, the WML page) counts them all.
-  const hrefs = { titled: new Set<string>(), untitled: new Set<string>() };
+  const hrefs: Hrefs = { titled: new Map(), untitled: new Map() };
   for (const root of roots) collectLinks(root, hrefs);
   /** Each result link's target as written, to its normalized form: a block holding the same text needs no parse. */
   const written = new Map<string, string>();
-  const resultLinks = (list: Set<string>) => new Set([...list].map((href) => resultLink(href, written)).filter((l) => l !== undefined));
+  /** Each result link, normalized, to the anchors that carry it. */
+  const resultLinks = (list: Map<string, Element[]>) => {
+    const out = new Map<string, Element[]>();
+    for (const [href, anchors] of list) {
+      const l = resultLink(href, written);
+      if (l !== undefined) out.set(l, [...(out.get(l) ?? []), ...anchors]);
+    }
+    return out;
+  };
   let links = resultLinks(hrefs.titled);
   if (links.size === 0) links = resultLinks(hrefs.untitled);
-  const counted = [...links];
+  const counted = [...links.keys()];
   const inBlocks = new Set<string>();
   collectUrls(blocks, { out: inBlocks, written, hosts: new Set(counted.map((l) => l.split(HOST_END, 1)[0]!)), seen: new Set() });
+  // A link inside a block the parser knows is understood, whether or not its target reached the blocks.
+  const known = kindOf(endpoint).coverage.known?.(doc, blocks);
   let accounted = 0;
-  for (const l of counted) if (inBlocks.has(l)) accounted++;
-  const figure = { links: counted.length, accounted, layout };
+  let inKnown = 0;
+  for (const l of counted) {
+    if (inBlocks.has(l)) accounted++;
+    else if (known && links.get(l)!.some(known)) {
+      accounted++;
+      inKnown++;
+    }
+  }
+  const figure = { links: counted.length, accounted, layout, ...(inKnown > 0 ? { known: inKnown } : {}) };
   if (endsInside(roots) && !CLOSED.test(body.slice(-256))) return { ...figure, ratio: 0, cut: true };
   return { ...figure, ratio: counted.length === 0 ? 1 : accounted / counted.length };
 }
@@ -198,7 +221,13 @@ function endsInside(roots: readonly Element[]): boolean {
  * The links under `root` outside navigation, as written, sorted by whether they are titled: a heading
  * inside the link or around it. Only the ones counted are then read as URLs.
  */
-function collectLinks(root: Element, out: { titled: Set<string>; untitled: Set<string> }): void {
+interface Hrefs {
+  /** Each link as written, to the anchors that carry it. */
+  titled: Map<string, Element[]>;
+  untitled: Map<string, Element[]>;
+}
+
+function collectLinks(root: Element, out: Hrefs): void {
   const stack: Element[] = [root];
   /** Whether each stacked element sits inside a heading. */
   const inHeading: boolean[] = [false];
@@ -211,8 +240,8 @@ function collectLinks(root: Element, out: { titled: Set<string>; untitled: Set<s
     if (node.name === "a") {
       const href = node.attribs.href;
       if (href !== undefined && href !== "" && !href.startsWith("#")) {
-        if (under || hasHeading(node)) out.titled.add(href);
-        else out.untitled.add(href);
+        const list = under || hasHeading(node) ? out.titled : out.untitled;
+        list.set(href, [...(list.get(href) ?? []), node]);
       }
     }
     const heading = under || isHeading(node);

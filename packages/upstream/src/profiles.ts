@@ -14,7 +14,7 @@
  */
 import { validateHeaderName, validateHeaderValue } from "node:http";
 import { z } from "zod";
-import type { Endpoint, JobParams } from "@serp/shared";
+import type { Endpoint, JobParams, ServedLayout } from "@serp/shared";
 import { ConfigFileError } from "./config-file.js";
 import { kindOf, PROFILE_SETS, type ProfileSet } from "./kinds/index.js";
 
@@ -177,6 +177,37 @@ export function parseProfileTable(text: string): ProfileTable {
 export function profilesFor(table: ProfileTable, endpoint: Endpoint, params: Pick<JobParams, "device">): readonly Profile[] {
   const variant = kindOf(endpoint).variants?.find((v) => v.when(params));
   return table.kinds[(variant?.set as ProfileSet | undefined) ?? endpoint];
+}
+
+/** URL forms of the light page (docs/LAYOUTS.md): the basic layout and the feature-phone one, without the full page's rich blocks. */
+export const LIGHT_FORMS: ReadonlySet<UrlForm> = new Set(["search-basic", "wml"]);
+
+/** The layout of the page a profile asks for. */
+export function layoutOf(profile: Pick<Profile, "form">): ServedLayout {
+  return LIGHT_FORMS.has(profile.form) ? "light" : "full";
+}
+
+/** A job's rungs by the layout it asks for: each with `sells` false where it is tried only to tell whether `layout: "any"` would have answered. */
+export interface Rung {
+  profile: Profile;
+  sells: boolean;
+}
+
+/**
+ * The rungs a job climbs for the layout it asks for (web search, news and images take one; their
+ * default, filled in by the job's defaults, is full): `full` its kind's full-page rungs in table
+ * order, then the light ones only to find out whether `any` would have answered (never sold);
+ * `light` only the light ones; `any` the full ones, then the light ones. A kind that takes no layout
+ * climbs its table as it is.
+ */
+export function rungsFor(table: ProfileTable, endpoint: Endpoint, params: Pick<JobParams, "device" | "layout">): Rung[] {
+  const all = profilesFor(table, endpoint, params);
+  const { layout } = params;
+  if (layout === undefined) return all.map((profile) => ({ profile, sells: true }));
+  const full = all.filter((p) => layoutOf(p) === "full");
+  const light = all.filter((p) => layoutOf(p) === "light");
+  if (layout === "light") return light.map((profile) => ({ profile, sells: true }));
+  return [...full.map((profile) => ({ profile, sells: true })), ...light.map((profile) => ({ profile, sells: layout === "any" }))];
 }
 
 /** Every profile a table names, once each, in table order. */

@@ -6,7 +6,7 @@
  * understood only in part is treated like a wall, and the next rung is asked. When every try fails, an UpstreamFailure says why in the customer's words (JOB_ERRORS),
  * whether trying the whole job later could help, and, for operators, how each rung ended.
  */
-import { JOB_ERRORS, type BlocksByEndpoint, type Endpoint, type JobParams } from "@serp/shared";
+import { JOB_ERRORS, type BlocksByEndpoint, type Endpoint, type JobParams, type ServedLayout } from "@serp/shared";
 import { Breakers, isSkip, type BreakerStatus, type Outcome, type Skip } from "./breakers.js";
 import { classify, type PageClass } from "./classify.js";
 import { resolveUpstreamOptions, type UpstreamOptions } from "./config.js";
@@ -18,7 +18,7 @@ import { COVERAGE_THRESHOLDS, parsePage, understood, type Coverage, type Parsed 
 import { createParsePool } from "./parse-pool.js";
 import { kindOf, PARSERS } from "./kinds/index.js";
 import { fixedProfileSource, profileSource, type ProfileSource, type UpstreamLog } from "./profile-source.js";
-import { acceptLanguage, profilesFor, type Profile, type ProfileTable } from "./profiles.js";
+import { acceptLanguage, layoutOf, profilesFor, rungsFor, type Profile, type ProfileTable } from "./profiles.js";
 import { isResting, ProxyPool, type Proxy, type ProxyFailure, type ProxyPoolOptions } from "./proxies.js";
 import { buildUrl, type UrlContext } from "./urls.js";
 
@@ -114,8 +114,10 @@ export class UpstreamFailure extends Error {
     readonly kind: FailureKind,
     readonly tries: TryRecord[] = [],
     readonly skipped: SkipRecord[] = [],
+    /** A full-page job whose full rungs all failed while a light rung answered: `layout: "any"` would have had a result. */
+    readonly lightAnswered = false,
   ) {
-    super(FAILURE_TEXT[kind]);
+    super(lightAnswered ? JOB_ERRORS.fullUnavailable(FAILURE_TEXT[kind]) : FAILURE_TEXT[kind]);
     this.name = "UpstreamFailure";
     this.retryable = RETRYABLE[kind];
   }
@@ -153,6 +155,8 @@ export function rungSummary(tries: readonly TryRecord[], skipped: readonly SkipR
 
 export interface ScrapeOutcome<E extends Endpoint> {
   blocks: BlocksByEndpoint[E];
+  /** The layout of the page the result came from (its profile's URL form: profiles.ts `layoutOf`). */
+  layout: ServedLayout;
   upstreamUrl: string;
   pageClass: "results" | "no_results";
   tries: TryRecord[];
@@ -288,14 +292,14 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
   }
 
   async function scrapeOnce<E extends Endpoint>(endpoint: E, params: JobParams, signal?: AbortSignal): Promise<ScrapeOutcome<E>> {
-    const profiles = profilesFor(source.current(), endpoint, params);
+    const rungs = rungsFor(source.current(), endpoint, params);
     const tries: TryRecord[] = [];
     const skipped: SkipRecord[] = [];
     let index = 0;
     let sameProfileRetries = 0;
-    while (index < profiles.length && tries.length < config.maxTries) {
+    while (index < rungs.length && tries.length < config.maxTries) {
       signal?.throwIfAborted();
-      const profile = profiles[index]!;
+      const { profile, sells } = rungs[index]!;
       const proxy = pool.next();
       if (isResting(proxy)) throw new UpstreamFailure(mostTelling(tries) ?? restingKind(proxy.resting), tries, skipped);
       const ran = await breakers.run(profile.name, proxy?.label, () => attempt(endpoint, params, profile, proxy, signal));
@@ -311,8 +315,13 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
       if (proxy) report(pool, proxy, ran.proxyFailure);
       // Only a page understood well enough has blocks: one below its kind's threshold goes on down the ladder.
       if (ran.blocks) {
+        // A light page a full-page job may not take: it only tells the customer that `layout: "any"` would have answered.
+        if (!sells) {
+          const fromSkips = skipped.map((s) => (s.lastOutcome ? SKIP_KIND[s.lastOutcome] : undefined));
+          throw new UpstreamFailure(mostTelling(tries) ?? TELLING.find((k) => fromSkips.includes(k)) ?? "upstream_error", tries, skipped, true);
+        }
         const pageClass = ran.record.outcome as "results" | "no_results";
-        return { blocks: ran.blocks, upstreamUrl: ran.url, pageClass, tries, skipped, ...(ran.coverage ? { coverage: ran.coverage } : {}), page: ran.page! };
+        return { blocks: ran.blocks, layout: layoutOf(profile), upstreamUrl: ran.url, pageClass, tries, skipped, ...(ran.coverage ? { coverage: ran.coverage } : {}), page: ran.page! };
       }
       // A block or a dead connection is about the address: the same profile may pass through another proxy.
       if (ran.proxyFailure && pool.available() > 0 && sameProfileRetries < pool.size - 1) {

@@ -138,6 +138,61 @@ async function failure(promise: Promise<unknown>): Promise<UpstreamFailure> {
 
 // ---- the pipeline ----------------------------------------------------------------------------
 
+describe("scrape: the page layout a job asks for (docs/LAYOUTS.md)", () => {
+  const jsWallForBrowsers = (s: Seen): Reply => (s.agent === "chrome" ? { status: 302, headers: { location: "/httpservice/retry/enablejs?sei=a" } } : { body: BASIC });
+
+  test("full (the default): the full page is taken, and the outcome says full", async () => {
+    answer = () => ({ body: RESULTS });
+    const up = upstream();
+    const out = await up.scrape("web-search", job({ layout: "full" }));
+    expect(out.layout).toBe("full");
+    expect(out.tries.map((t) => t.profile)).toEqual(["desktop"]);
+    up.close();
+  });
+
+  test("full: with no full rung working, the light page that answers is not sold; the failure names the cause and says any would have answered", async () => {
+    answer = jsWallForBrowsers;
+    const up = upstream();
+    const f = await failure(up.scrape("web-search", job({ layout: "full" })));
+    expect(f.kind).toBe("js_wall");
+    expect(f.lightAnswered).toBe(true);
+    expect(f.message).toBe(JOB_ERRORS.fullUnavailable(JOB_ERRORS.jsWall));
+    expect(f.message).toContain('layout "any" would have returned a result');
+    expect(f.retryable).toBe(false);
+    // One light rung asked, to know; the rest of the light ladder is not climbed.
+    expect(f.tries.map((t) => [t.profile, t.outcome])).toEqual([["desktop", "js_wall"], ["basic-lynx", "results"]]);
+    up.close();
+  });
+
+  test("full: when the light page does not answer either, the failure is the plain one", async () => {
+    answer = (s) => (s.agent === "chrome" ? { status: 302, headers: { location: "/httpservice/retry/enablejs?sei=a" } } : { status: 403, body: "forbidden" });
+    const up = upstream();
+    const f = await failure(up.scrape("web-search", job({ layout: "full" })));
+    expect(f.lightAnswered).toBe(false);
+    expect(f.message).not.toContain("any");
+    up.close();
+  });
+
+  test("any: the full rungs first, then the light page, and the outcome says light", async () => {
+    answer = jsWallForBrowsers;
+    const up = upstream();
+    const out = await up.scrape("web-search", job({ layout: "any" }));
+    expect(out.layout).toBe("light");
+    expect(out.blocks.organic_results).toEqual([{ position: 1, title: "Basic coffee", link: "https://example.com/basic" }]);
+    up.close();
+  });
+
+  test("light: only the light rungs are asked, even where the full page would answer", async () => {
+    answer = (s) => ({ body: s.agent === "chrome" ? RESULTS : BASIC });
+    const up = upstream();
+    const out = await up.scrape("web-search", job({ layout: "light" }));
+    expect(out.layout).toBe("light");
+    expect(out.tries.map((t) => t.profile)).toEqual(["basic-lynx"]);
+    expect(seen.every((s) => s.agent !== "chrome")).toBe(true);
+    up.close();
+  });
+});
+
 describe("scrape: falling back across profiles", () => {
   test("a JS wall on the modern page falls back to the basic layout, which is parsed", async () => {
     answer = (s) => (s.agent === "chrome" ? { status: 302, headers: { location: "/httpservice/retry/enablejs?sei=a" } } : { body: BASIC });
@@ -459,18 +514,18 @@ describe("scrape: a results page understood only in part", () => {
     answer = (s) => (s.agent === "chrome" ? { body: partlyRead(1, 3) } : { body: BASIC });
     const out = await upstream().scrape("web-search", job());
     expect(out.tries.map((t) => [t.profile, t.outcome])).toEqual([["desktop", "partial"], ["basic-lynx", "results"]]);
-    expect(out.tries[0]!.detail).toBe("coverage 0.25 < 0.3: 1 of 4 result links in blocks (full layout)");
+    expect(out.tries[0]!.detail).toBe("coverage 0.25 < 0.4: 1 of 4 result links in blocks (full layout)");
     expect(out.tries[0]!.coverage).toEqual({ links: 4, accounted: 1, ratio: 0.25, layout: "full" });
     expect(out.blocks.organic_results).toEqual([{ position: 1, title: "Basic coffee", link: "https://example.com/basic" }]);
     expect(out.coverage).toMatchObject({ links: 1, accounted: 1, ratio: 1, layout: "basic" });
   });
 
   test("a page at the threshold is taken", async () => {
-    answer = () => ({ body: partlyRead(3, 7) });
+    answer = () => ({ body: partlyRead(2, 3) });
     const out = await upstream().scrape("web-search", job());
     expect(out.tries.map((t) => t.outcome)).toEqual(["results"]);
     expect(out.coverage!.ratio).toBe(COVERAGE_THRESHOLDS["web-search"]);
-    expect(out.blocks.organic_results).toHaveLength(3);
+    expect(out.blocks.organic_results).toHaveLength(2);
   });
 
   test("when no rung does better, the job fails as partial: not retryable, in the customer's words, with the best figure", async () => {
@@ -479,7 +534,7 @@ describe("scrape: a results page understood only in part", () => {
     expect(f.tries.map((t) => t.outcome)).toEqual(["partial", "partial", "js_wall", "partial"]);
     expect(f).toMatchObject({ kind: "partial", retryable: false, message: JOB_ERRORS.partial });
     expect(f.coverage).toEqual({ links: 4, accounted: 1, ratio: 0.25, layout: "full" });
-    expect(f.rungs).toContain("basic-lynx (http): partial, coverage 0.25 < 0.3: 1 of 4 result links in blocks");
+    expect(f.rungs).toContain("basic-lynx (http): partial, coverage 0.25 < 0.4: 1 of 4 result links in blocks");
   });
 
   test("a rung whose pages are understood only in part rests like a wall, and later jobs skip it", async () => {

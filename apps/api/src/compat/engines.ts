@@ -4,7 +4,7 @@
  */
 import { LOCAL_RESULTS_PER_PAGE, type Endpoint } from "@serp/shared";
 
-export const ENGINES = ["web", "web_shopping", "web_news", "web_images", "web_local", "web_autocomplete"] as const;
+export const ENGINES = ["web", "web_light", "web_shopping", "web_news", "web_images", "web_local", "web_autocomplete"] as const;
 export type Engine = (typeof ENGINES)[number];
 
 export function isEngine(value: string): value is Engine {
@@ -18,6 +18,7 @@ export function isEngine(value: string): value is Engine {
  */
 export const ENGINE_ALIASES: Readonly<Record<string, Engine>> = {
   google: "web",
+  google_light: "web_light",
   google_news: "web_news",
   google_images: "web_images",
   google_shopping: "web_shopping",
@@ -30,6 +31,12 @@ export const PRODUCT_ENGINES = ["web_product", "google_product"] as const;
 
 /** Every engine name the endpoint accepts, as the error for an unknown one lists them. */
 export const ACCEPTED_ENGINES: readonly string[] = [...ENGINES, ...Object.keys(ENGINE_ALIASES), ...PRODUCT_ENGINES];
+
+/** Whether an engine name (own or alias) is a web search, full or light: the ones that take `device`. */
+export function isWebEngine(name: string): boolean {
+  const engine = engineNamed(name);
+  return engine === "web" || engine === "web_light";
+}
 
 /** The engine a name (own or alias) stands for; undefined for an unknown name or a product engine. */
 export function engineNamed(name: string): Engine | undefined {
@@ -56,6 +63,8 @@ export interface Kind {
   stateKey: string;
   /** Absent: `start` does not apply to this kind and is ignored. */
   paging?: Paging;
+  /** The page layout its job asks for (docs/LAYOUTS.md); absent: the job's default, the full page. */
+  layout?: "light";
 }
 
 /** Pages 1 to 10 (the jobs' page bound): the offset goes up to nine steps. */
@@ -64,6 +73,8 @@ const LOCAL_LIST: Paging = { step: LOCAL_RESULTS_PER_PAGE, max: 9 * LOCAL_RESULT
 
 export const KINDS: Readonly<Record<Engine, Kind>> = {
   web: { endpoint: "web-search", block: "organic_results", stateKey: "organic_results_state", paging: TEN },
+  /** The reference's cheaper light search (`google_light`): the basic or feature-phone page, without the full page's rich blocks. */
+  web_light: { endpoint: "web-search", block: "organic_results", stateKey: "organic_results_state", paging: TEN, layout: "light" },
   web_news: { endpoint: "web-news", block: "news_results", stateKey: "news_results_state", paging: TEN },
   web_images: { endpoint: "web-images", block: "images_results", stateKey: "images_results_state" },
   web_local: { endpoint: "web-local", block: "local_results", stateKey: "local_results_state", paging: LOCAL_LIST },
@@ -88,9 +99,10 @@ export const PRODUCT_KINDS = {
   details: { endpoint: "web-shopping-product-info", block: "product_results", stateKey: "product_results_state" },
 } as const satisfies Record<string, Kind>;
 
-/** The engine and kind a job of `endpoint` answers as (product jobs: the product engine). */
-export function kindOfEndpoint(endpoint: Endpoint): { engine: string; kind: Kind } {
-  const engine = ENGINES.find((e) => KINDS[e].endpoint === endpoint);
+/** The engine and kind a job of `endpoint` answers as (product jobs: the product engine; a light web search: `web_light`). */
+export function kindOfEndpoint(endpoint: Endpoint, layout?: string): { engine: string; kind: Kind } {
+  const engine = ENGINES.find((e) => KINDS[e].endpoint === endpoint && (KINDS[e].layout === "light") === (layout === "light"))
+    ?? ENGINES.find((e) => KINDS[e].endpoint === endpoint);
   if (engine) return { engine, kind: KINDS[engine] };
   const product = Object.values(PRODUCT_KINDS).find((k) => k.endpoint === endpoint);
   if (product) return { engine: "web_product", kind: product };

@@ -36,7 +36,7 @@ const BLOCKS: [key: string, title: string][] = [
 ];
 const KNOWN = new Set(BLOCKS.map(([k]) => k));
 /** Not blocks: shown in the header or the footer, or not at all. */
-const NOT_BLOCKS = new Set(["search_metadata", "search_parameters", "search_information", "pagination", "serpapi_pagination", "error"]);
+const NOT_BLOCKS = new Set(["search_metadata", "search_parameters", "search_information", "pagination", "serpapi_pagination", "error", "layout"]);
 /** Blocks whose items are bare terms (their links only repeat the search), shown on one line. */
 const TERMS: Record<string, string> = { suggestions: "value", related_searches: "query" };
 
@@ -208,7 +208,8 @@ export function renderMarkdown(p: MarkdownParts): string {
   return `${out.join("\n")}\n`;
 }
 
-function searchFacts(sp: Obj, info: Obj | undefined): string[] {
+/** `served`: the layout of the page the result came from (docs/LAYOUTS.md), shown when it is the light one. */
+function searchFacts(sp: Obj, info: Obj | undefined, served?: unknown): string[] {
   const about: string[] = [];
   const engine = sp.engine ?? "web";
   about.push(`engine ${text(engine)}${sp.tbm ? ` (tbm=${text(sp.tbm)})` : ""}`);
@@ -218,6 +219,7 @@ function searchFacts(sp: Obj, info: Obj | undefined): string[] {
     if (typeof sp[key] === "string") about.push(`${key.replace("_used", "")} ${text(sp[key])}`);
   }
   if (typeof info?.total_results === "number") about.push(`about ${count(info.total_results)} results`);
+  if (served === "light") about.push("light page (no AI overview, top stories or knowledge panel)");
   return about;
 }
 
@@ -228,7 +230,8 @@ export function jobMarkdown(body: JobResponse): string {
   const params = job.params as unknown as Obj;
   const subject = (sp as Obj).query ?? params.query ?? params.product_id ?? "";
   const credits = job.status === "completed" || job.status === "failed" ? ` · ${job.credits} credit${job.credits === 1 ? "" : "s"}` : "";
-  const about = [...searchFacts({ ...params, ...(sp as Obj), engine: (sp as Obj).engine ?? job.endpoint }, isObj(info) ? info : undefined), `job ${job.id} ${job.status}${credits}`];
+  const facts = searchFacts({ ...params, ...(sp as Obj), engine: (sp as Obj).engine ?? job.endpoint }, isObj(info) ? info : undefined, blocks.layout);
+  const about = [...facts, `job ${job.id} ${job.status}${credits}`];
   const notice =
     job.status === "failed"
       ? `The job failed: ${job.error ?? "no result"}. No credits were charged.`
@@ -244,7 +247,7 @@ export function envelopeMarkdown(envelope: Obj): string {
   const sp = isObj(envelope.search_parameters) ? envelope.search_parameters : {};
   const info = isObj(envelope.search_information) ? envelope.search_information : undefined;
   const subject = sp.q ?? sp.product_id ?? "";
-  const about = [...searchFacts(sp, info), `search ${text(meta.id ?? "")} ${text(meta.status ?? "")}`.trim()];
+  const about = [...searchFacts(sp, info, meta.layout), `search ${text(meta.id ?? "")} ${text(meta.status ?? "")}`.trim()];
   const pages = isObj(envelope.serpapi_pagination) ? envelope.serpapi_pagination : undefined;
   const next = target(pages?.next);
   return renderMarkdown({

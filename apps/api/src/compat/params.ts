@@ -22,7 +22,7 @@ import {
 } from "@serp/shared";
 import { normalizeLocationName } from "@serp/upstream";
 import type { LocationCheck } from "../jobs/service.js";
-import { ACCEPTED_ENGINES, KINDS, PRODUCT_KINDS, engineNamed, engineOfTbm, isProductEngine, kindOfEndpoint, type Kind } from "./engines.js";
+import { ACCEPTED_ENGINES, KINDS, PRODUCT_KINDS, engineNamed, engineOfTbm, isProductEngine, isWebEngine, kindOfEndpoint, type Kind } from "./engines.js";
 
 export interface CompatSearch {
   /** The engine as asked (`web` also when `tbm` switched the kind). */
@@ -133,7 +133,8 @@ function applicable(query: unknown): unknown {
   const raw = query as Query;
   const engine = text(raw.engine) ?? "web";
   const read = new Set(isProductEngine(engine) ? PRODUCT_PARAMETERS : [...ALWAYS, "q"]);
-  if (engineNamed(engine) === "web") ["tbm", "device"].forEach((name) => read.add(name));
+  if (engineNamed(engine) === "web") read.add("tbm");
+  if (isWebEngine(engine)) read.add("device");
   const kind = kindOf(engine, text(raw.tbm));
   if (kind && kind.endpoint !== "web-autocomplete") ["location", "uule"].forEach((name) => read.add(name));
   if (kind?.paging) read.add("start");
@@ -157,7 +158,9 @@ const searchQuery = z
         .meta({
           description:
             "The results kind. The reference API's names (google, google_news, google_images, google_shopping, google_local, " +
-            "google_autocomplete) are the same engines and are echoed as sent; web_product (or google_product) takes product_id",
+            "google_autocomplete) are the same engines and are echoed as sent; web_light (or google_light) is the light web search, answered " +
+            "from the basic or feature-phone page (no AI overview, top stories or knowledge panel; search_metadata.layout says light); " +
+            "web_product (or google_product) takes product_id",
         }),
       q: z
         .preprocess(
@@ -341,7 +344,7 @@ function engineSearch(v: CompatQuery, locations: LocationCheck): CompatSearch {
   const country: Country = v.gl !== undefined ? normalizeCountry(v.gl) : (fromLocation ?? "us");
   const search: CompatSearch = { engine: v.engine, kind, q: v.q!, gl: v.gl ?? country, country, hl: v.hl ?? language, language, page: 1, ...place };
   if (v.tbm) search.tbm = v.tbm;
-  if (engineNamed(v.engine) === "web") search.device = v.device ?? "desktop";
+  if (isWebEngine(v.engine)) search.device = v.device ?? "desktop";
   if (kind.paging && v.start !== undefined) {
     search.start = v.start;
     search.page = v.start / kind.paging.step + 1;
@@ -417,6 +420,7 @@ export function jobRequest(s: CompatSearch): { endpoint: Endpoint; queue: "live"
   }
   const params: Record<string, unknown> = { query: s.q, country: s.country, language: s.language };
   if (s.kind.endpoint === "web-search" && s.device) params.device = s.device;
+  if (s.kind.layout) params.layout = s.kind.layout;
   if (s.kind.paging) params.page = s.page;
   if (s.location) params.location = s.location.used;
   if (s.uule) params.uule = s.uule;
@@ -425,7 +429,7 @@ export function jobRequest(s: CompatSearch): { endpoint: Endpoint; queue: "live"
 
 /** The search a stored job stands for (GET /searches/:id), so any of the account's jobs can be shown. */
 export function searchOfJob(job: Job): CompatSearch {
-  const { engine, kind } = kindOfEndpoint(job.endpoint);
+  const { engine, kind } = kindOfEndpoint(job.endpoint, job.params.layout);
   const p = job.params;
   const page = p.page ?? 1;
   const search: CompatSearch = {

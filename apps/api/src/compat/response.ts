@@ -90,7 +90,9 @@ export function envelope(s: CompatSearch, record: JobRecord, base: string): Reco
   if (job.status === "failed") return { ...out, error: job.error ?? "The search failed." };
   if (job.status !== "completed") return out;
 
-  const { search_parameters: _params, search_information: info, ...blocks } = (record.result ?? {}) as Record<string, unknown>;
+  const { search_parameters: _params, search_information: info, layout, ...blocks } = (record.result ?? {}) as Record<string, unknown>;
+  // The page the result came from (docs/LAYOUTS.md): `full`, or `light` for the basic or feature-phone page.
+  if (layout !== undefined) (out.search_metadata as Record<string, unknown>).layout = layout;
   const empty = isEmpty(s.product ? blocks[s.product.offers ? "sellers" : "product_results"] : blocks[s.kind.block]);
   out.search_information = searchInformation(s, info as PageInfo | undefined, empty);
   if (empty) out.error = `${displayName(s.engine)} hasn't returned any results for this query.`;

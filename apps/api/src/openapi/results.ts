@@ -3,7 +3,7 @@
  * named as components. No second copy: the schemas the types are inferred from are the ones documented.
  */
 import { z } from "zod";
-import { ENDPOINTS, KINDS, localPackPlaceSchema, localPlaceSchema, newsItemSchema, searchParametersSchema, type Endpoint } from "@serp/shared";
+import { ENDPOINTS, KINDS, localPackPlaceSchema, localPlaceSchema, newsItemSchema, searchParametersSchema, servedLayoutSchema, type Endpoint } from "@serp/shared";
 import { named, pascal } from "./named.js";
 
 export const searchParameters = named(searchParametersSchema, "SearchParameters");
@@ -13,7 +13,7 @@ named(localPackPlaceSchema, "LocalPackPlace");
 
 function resultSchema(e: Endpoint): z.ZodObject {
   return named(
-    z.object({ search_parameters: searchParameters, ...KINDS[e].blocks.shape }).meta({ description: `Result of a ${e} job` }),
+    z.object({ search_parameters: searchParameters, layout: servedLayoutSchema.optional(), ...KINDS[e].blocks.shape }).meta({ description: `Result of a ${e} job` }),
     `${pascal(e)}Result`,
   );
 }

@@ -4,7 +4,7 @@
  * (Job) stay the source; the assertion at the end fails the build when a schema drifts from them.
  */
 import { z } from "zod";
-import { COUNTRY_CODES, ENDPOINTS, ERROR_STATUS, JOB_STATUSES, PARAMS_SCHEMAS, QUEUES, jobRequestSchema, type Country, type Job } from "@serp/shared";
+import { COUNTRY_CODES, ENDPOINTS, ERROR_STATUS, JOB_STATUSES, PARAMS_SCHEMAS, QUEUES, jobRequestSchema, servedLayoutSchema, type Country, type Job } from "@serp/shared";
 import { assert, named, pascal, type Same } from "./named.js";
 import { deliveriesResponse, deliveryAttemptSchema, webhookSecretResponse } from "../webhooks/schemas.js";
 import { jobResult } from "./results.js";
@@ -177,6 +177,9 @@ export const compatSearchResponse = named(
           processed_at: z.string().optional(),
           cached: z.boolean().optional().meta({ description: "true when the result cache answered the search (no upstream request; billed the cache-hit price)" }),
           total_time_taken: z.number().optional(),
+          layout: servedLayoutSchema.optional().meta({
+            description: "The results page the result came from: full (engine web/google), or light (engine web_light/google_light, or the basic page; docs/LAYOUTS.md)",
+          }),
         })
         .catchall(z.unknown()),
       search_parameters: z.object({}).catchall(z.unknown()),

@@ -1,6 +1,6 @@
 /** web-images: image results for a query. */
 import { z } from "zod";
-import { UNBOUNDED_PAGE_MAX, located, pageSchema, paramsObject, querySchema, regional } from "../fields.js";
+import { UNBOUNDED_PAGE_MAX, layoutSchema, located, pageSchema, paramsObject, querySchema, regional } from "../fields.js";
 import { defineKind } from "./kind.js";
 
 export const imageResultSchema = z.object({
@@ -19,12 +19,12 @@ export const imagesBlocksSchema = z.object({ images_results: z.array(imageResult
 export type ImagesBlocks = z.infer<typeof imagesBlocksSchema>;
 
 export const webImages = defineKind({
-  params: paramsObject({ query: querySchema, ...regional, page: pageSchema(UNBOUNDED_PAGE_MAX).optional(), ...located }),
+  params: paramsObject({ query: querySchema, ...regional, page: pageSchema(UNBOUNDED_PAGE_MAX).optional(), ...located, layout: layoutSchema.optional() }),
   blocks: imagesBlocksSchema,
-  defaults: { page: 1 },
+  defaults: { page: 1, layout: "full" },
   tool: {
     title: "Image search",
     returns:
-      "Image results for a query: images_results, each with the source page, original image URL and size, and thumbnail.",
+      "Image results for a query: images_results, each with the source page, original image URL and size, and thumbnail. layout says which page answered: full (default) or light (the basic page, asked with layout light or any).",
   },
 });

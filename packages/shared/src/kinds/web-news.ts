@@ -1,6 +1,6 @@
 /** web-news: news articles for a query (SPEC §2.5 news items). */
 import { z } from "zod";
-import { located, pageSchema, paramsObject, querySchema, regional } from "../fields.js";
+import { layoutSchema, located, pageSchema, paramsObject, querySchema, regional } from "../fields.js";
 import { defineKind } from "./kind.js";
 
 export const newsItemSchema = z.object({
@@ -20,13 +20,13 @@ export const newsBlocksSchema = z.object({ news_results: z.array(newsItemSchema)
 export type NewsBlocks = z.infer<typeof newsBlocksSchema>;
 
 export const webNews = defineKind({
-  params: paramsObject({ query: querySchema, ...regional, page: pageSchema(10).optional(), ...located }),
+  params: paramsObject({ query: querySchema, ...regional, page: pageSchema(10).optional(), ...located, layout: layoutSchema.optional() }),
   blocks: newsBlocksSchema,
-  defaults: { page: 1 },
+  defaults: { page: 1, layout: "full" },
   pagedList: { list: "news_results", step: 10 },
   tool: {
     title: "News search",
     returns:
-      "News articles for a query: news_results, each with position, title, link, source, date, snippet and thumbnail.",
+      "News articles for a query: news_results, each with position, title, link, source, date, snippet and thumbnail. layout says which page answered: full (default) or light (the basic page, asked with layout light or any).",
   },
 });

@@ -3,7 +3,7 @@
  * Results). A field the page does not show is left out.
  */
 import { z } from "zod";
-import { deviceSchema, located, pageSchema, paramsObject, querySchema, regional } from "../fields.js";
+import { deviceSchema, layoutSchema, located, pageSchema, paramsObject, querySchema, regional } from "../fields.js";
 import { defineKind } from "./kind.js";
 import { localPlaceSchema } from "./web-local.js";
 
@@ -127,10 +127,10 @@ export type WebSearchBlocks = z.infer<typeof webSearchBlocksSchema>;
 
 export const webSearch = defineKind({
   params: paramsObject({
-    query: querySchema, ...regional, device: deviceSchema.optional(), page: pageSchema(10).optional(), ...located,
+    query: querySchema, ...regional, device: deviceSchema.optional(), page: pageSchema(10).optional(), ...located, layout: layoutSchema.optional(),
   }),
   blocks: webSearchBlocksSchema,
-  defaults: { page: 1, device: "desktop" },
+  defaults: { page: 1, device: "desktop", layout: "full" },
   pagedList: { list: "organic_results", step: 10 },
   tool: {
     title: "Web search",
@@ -138,6 +138,6 @@ export const webSearch = defineKind({
       "Web search results for a query: organic_results (title, link, snippet), ads, ai_overview, related_questions (question, " +
       "and the answer's snippet, title and link where the page shows them), local_results (a local or hotel pack: places with " +
       "rating, reviews, type, address and the price a card shows), top_stories, discussions_and_forums (forum posts: title, " +
-      "link, source), knowledge_graph and related_searches.",
+      "link, source), knowledge_graph and related_searches. layout says which page answered: full (default) or light (the basic page, asked with layout light or any).",
   },
 });

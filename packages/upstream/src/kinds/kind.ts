@@ -6,7 +6,7 @@
  */
 import type { BlocksByEndpoint, Endpoint, JobParams } from "@serp/shared";
 import type { PageClass } from "../classify.js";
-import type { LandmarkIndex, LandmarkSpec } from "../html/index.js";
+import type { Document, Element, LandmarkIndex, LandmarkSpec } from "../html/index.js";
 import type { UrlForm } from "../profiles.js";
 import type { UrlContext } from "../urls.js";
 import type { Target } from "./url-forms.js";
@@ -37,6 +37,13 @@ export interface UpstreamKind<E extends Endpoint> {
      * found the region already, and coverage reads it there instead of sweeping the page again.
      */
     landmarks?: RegionLandmarks;
+    /**
+     * The blocks of the page the parser knows, for the parse that gave `blocks`: whether a link lies
+     * inside one (a block it read, such as the AI overview, related questions or top stories, or one it
+     * sets aside on purpose, such as video and social-post carousels). Such links count as understood
+     * whether or not their targets reach the blocks. None: only links whose targets reach the blocks count.
+     */
+    known?(doc: Document, blocks: BlocksByEndpoint[E]): (anchor: Element) => boolean;
   };
   /**
    * A body format that carries the page inside it (web search's progressive JSON chunks): how to

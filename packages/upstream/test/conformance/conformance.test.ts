@@ -2,6 +2,12 @@
  * Runs every captured page under the fixtures folder through its kind's parser and checks it
  * against expectations checked in beside this file (expectations/*.json), written by reading the
  * pages themselves. See expectations/README.md for the format.
+ *
+ * The coverage thresholds (src/coverage.ts) are held to every results page as captured and to two
+ * copies of it a redesign could leave (every class renamed at random; every class dropped): none is
+ * refused where its parser finds results. Two broken copies must still be refused: the results
+ * region replaced by markup no parser knows (its links kept), and the page cut inside that region.
+ * The margin of each (figure minus threshold) is printed as a table at the end of the run.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
@@ -9,7 +15,10 @@ import { fileURLToPath } from "node:url";
 import type { Endpoint } from "@serp/shared";
 import { classify, type PageClass } from "../../src/classify.js";
 import { COVERAGE_THRESHOLDS, parsePage, understood, type Coverage } from "../../src/coverage.js";
+import { kindOf } from "../../src/kinds/index.js";
+import { cutInRegion, REGION_IDS, regionInside, unknownRegion } from "../cut-region.js";
 import { FIXTURES_DIR, fixturesAvailable } from "../fixtures-dir.js";
+import { dropClasses, renameClasses } from "../rename-classes.js";
 
 interface BlockExpectation {
   count?: number;
@@ -64,9 +73,56 @@ function coverageTable(): string {
   const rows = [...cache.entries()].map(([key, { coverage: c }]) => {
     const [parser, fixture] = [key.slice(0, key.indexOf(":")), key.slice(key.indexOf(":") + 1)] as [Endpoint, string];
     const mark = c.layout === "none" ? "not measured" : understood(parser, c) ? "ok" : c.cut ? "CUT" : "BELOW";
-    return `${fixture.padEnd(76)} ${parser.padEnd(26)} ${c.layout.padEnd(7)} ${`${c.accounted}/${c.links}`.padStart(7)}  ${c.ratio.toFixed(2)}  ≥ ${String(COVERAGE_THRESHOLDS[parser]).padEnd(4)} ${mark}`;
+    const margin = c.layout === "none" ? "" : signed(c.ratio - COVERAGE_THRESHOLDS[parser]);
+    return `${fixture.padEnd(76)} ${parser.padEnd(26)} ${c.layout.padEnd(7)} ${`${c.accounted}/${c.links}`.padStart(7)}  ${c.ratio.toFixed(2)}  ≥ ${String(COVERAGE_THRESHOLDS[parser]).padEnd(4)} ${margin.padStart(6)} ${mark}`;
   });
-  return `coverage of ${rows.length} parsed pages (layout, accounted/links, ratio, kind's threshold):\n${rows.sort().join("\n")}`;
+  return `coverage of ${rows.length} parsed pages (layout, accounted/links, ratio, kind's threshold, margin):\n${rows.sort().join("\n")}`;
+}
+
+const signed = (n: number) => `${n >= 0 ? "+" : ""}${n.toFixed(2)}`;
+
+/** A copy of a page and how the coverage check judged it. */
+interface Judged {
+  /** The figure, or undefined when the parser refused the page outright (nothing is sold either). */
+  coverage?: Coverage;
+  /** Whether the parser found anything to sell (a page where it finds nothing fails as unparseable, whatever its figure). */
+  found: boolean;
+}
+type Variant = "renamed" | "dropped" | "unknown" | "cut";
+const VARIANTS: readonly Variant[] = ["renamed", "dropped", "unknown", "cut"];
+/** Per results page, each copy's judgement (filled by the margins test, printed after the run). */
+const margins = new Map<string, { parser: Endpoint; whole: Coverage; copies: Partial<Record<Variant, Judged>> }>();
+/** The seed of the class renaming: fixed, so a failure replays. */
+const RENAME_SEED = 2025;
+
+function judge(parser: Endpoint, body: string): Judged {
+  try {
+    const { blocks, coverage } = parsePage(parser, body);
+    return { coverage, found: kindOf(parser).hasContent(blocks as never) };
+  } catch {
+    return { found: false };
+  }
+}
+
+/** Whether a copy's page would be sold: its parser found something and the coverage check let it through. */
+const sold = (parser: Endpoint, j: Judged | undefined) => !!j && j.found && !!j.coverage && understood(parser, j.coverage);
+
+function marginTable(): string {
+  const cell = (parser: Endpoint, j: Judged | undefined) => {
+    if (!j) return "—".padStart(14);
+    if (!j.coverage) return "parser threw".padStart(14);
+    const c = j.coverage;
+    const text = c.cut ? "cut 0" : `${c.ratio.toFixed(2)} ${signed(c.ratio - COVERAGE_THRESHOLDS[parser])}`;
+    return `${text}${j.found ? (understood(parser, c) ? " ✓" : " ✗") : " ∅"}`.padStart(14);
+  };
+  const rows = [...margins.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([fixture, { parser, whole, copies }]) =>
+    [fixture.padEnd(70), parser.padEnd(20), String(COVERAGE_THRESHOLDS[parser]).padEnd(4), cell(parser, { coverage: whole, found: true }), ...VARIANTS.map((v) => cell(parser, copies[v]))].join(" "),
+  );
+  const head = ["page".padEnd(70), "kind".padEnd(20), "thr.", ..."captured renamed dropped unknown cut".split(" ").map((h) => h.padStart(14))].join(" ");
+  return (
+    `coverage margins (figure and figure − threshold; ✓ sold, ✗ refused by the coverage check, ∅ the parser found nothing):\n` +
+    `${head}\n${rows.join("\n")}`
+  );
 }
 
 function walkFixtures(dir: string): string[] {
@@ -89,7 +145,42 @@ describeIfFixtures("conformance on captured upstream pages", () => {
 
   afterAll(() => {
     if (cache.size > 0) console.log(coverageTable());
+    if (margins.size > 0) console.log(marginTable());
   });
+
+  test("coverage thresholds: no captured results page, renamed or stripped of its classes, is refused; one whose results region is unknown markup, or cut inside it, is", () => {
+    const refused: string[] = [];
+    const sold_: string[] = [];
+    for (const e of expectations) {
+      if (!e.parser || e.classify !== "results" || kindOf(e.parser).coverage.region === undefined) continue;
+      const ids = REGION_IDS[e.parser as keyof typeof REGION_IDS];
+      const body = readFileSync(join(FIXTURES_DIR, e.fixture), "utf8");
+      // A progressive page's copies are made of the page its chunks carry.
+      const wrapped = kindOf(e.parser).wrapped;
+      const page = wrapped?.test(body) ? wrapped.page(body) : body;
+      const copies: Partial<Record<Variant, Judged>> = {
+        renamed: judge(e.parser, renameClasses(page, RENAME_SEED)),
+        dropped: judge(e.parser, dropClasses(page)),
+      };
+      const inside = ids && regionInside(page, ids);
+      const unknown = ids && unknownRegion(page, ids, inside);
+      if (unknown) copies.unknown = judge(e.parser, unknown);
+      const cut = ids && cutInRegion(page, ids, inside);
+      if (cut) copies.cut = judge(e.parser, cut);
+      margins.set(e.fixture, { parser: e.parser, whole: parsedPage(e.fixture, e.parser).coverage, copies });
+      for (const v of ["renamed", "dropped"] as const) {
+        const j = copies[v]!;
+        // Where the parser finds results on the copy, the coverage check must not refuse them.
+        if (j.found && j.coverage && !understood(e.parser, j.coverage)) refused.push(`${e.fixture} ${v}: ${j.coverage.accounted}/${j.coverage.links} = ${j.coverage.ratio.toFixed(2)}`);
+      }
+      for (const v of ["unknown", "cut"] as const) if (sold(e.parser, copies[v])) sold_.push(`${e.fixture} ${v}: ${JSON.stringify(copies[v]!.coverage)}`);
+    }
+    expect(refused).toEqual([]);
+    expect(sold_).toEqual([]);
+    // Every kind measured had pages of each broken kind to refuse.
+    const parsers = (v: Variant) => new Set([...margins.values()].filter((m) => m.copies[v]).map((m) => m.parser));
+    for (const v of ["unknown", "cut"] as const) expect([...parsers(v)].sort()).toEqual(["web-images", "web-news", "web-search", "web-shopping-search"]);
+  }, 120_000);
 
   test("every captured results page clears its kind's coverage threshold (src/coverage.ts)", () => {
     const below = expectations

@@ -204,7 +204,16 @@ function enclosingLink(heading: Element, root: Element): Element | undefined {
   return undefined;
 }
 
-function isOrganic(anchor: Element, root: Element): boolean {
+/**
+ * Whether a link lies in a block the organic reader sets aside on purpose (ads, top stories and other
+ * sections with a header, carousels of videos and posts, "People also ask", the knowledge panel):
+ * read by their own extractors, or left out as not results. Coverage counts such links as understood.
+ */
+export function inSetAsideBlock(anchor: Element): boolean {
+  return !isOrganic(anchor, undefined);
+}
+
+function isOrganic(anchor: Element, root: Element | undefined): boolean {
   for (let node = anchor.parent; node && node !== root; node = node.parent) {
     if (!isTag(node)) continue;
     if (NOT_ORGANIC.tags.has(node.name)) return false;
