@@ -1,6 +1,7 @@
 /** Everything the upstream knows: URLs, profiles, fetching, block detection, locations, parsers. */
 export { classify, type PageClass, type UpstreamResponse } from "./classify.js";
 export { COVERAGE_THRESHOLDS, coverage, parsePage, understood, type Coverage, type Parsed } from "./coverage.js";
+export { ConfigFileError, GEOTARGETS_FILE_MAX_BYTES, PROFILES_FILE_MAX_BYTES, readConfigFile, type ConfigFileRule } from "./config-file.js";
 export { resolveUpstreamOptions, UPSTREAM_DEFAULTS, type ResolvedUpstreamOptions, type UpstreamOptions } from "./config.js";
 export { locationsEnv, readUpstreamEnv, upstreamEnv, upstreamOptionsOf, type UpstreamEnv } from "./env.js";
 export * from "./html/index.js";
