@@ -63,15 +63,18 @@ export function startRequest(caller: AbortSignal | undefined, timeoutMs: number)
 /** Why no response could be read: too slow, no connection, cut short, or too big. */
 export type FetchFailure = "timeout" | "network" | "truncated" | "too_large";
 
+/** `bytes`: what the request moved over the wire (request and response, compressed as sent), when the transport can tell. */
 export type FetchResult =
-  | { ok: true; response: UpstreamResponse; ms: number }
-  | { ok: false; failure: FetchFailure; detail: string; ms: number };
+  | { ok: true; response: UpstreamResponse; ms: number; bytes?: number }
+  | { ok: false; failure: FetchFailure; detail: string; ms: number; bytes?: number };
 
 /** Sends the request. Resolves with a response or a failure; rejects only when `signal` aborts. */
 export async function fetchPage(req: FetchRequest, settings: FetchSettings): Promise<FetchResult> {
   const started = performance.now();
   const ms = () => Math.round(performance.now() - started);
   let tooLarge = false;
+  let received = 0;
+  const sent = requestBytes(req.url, req.headers);
   let request: CancelableRequest<Response<Buffer>> | undefined;
   try {
     req.signal?.throwIfAborted();
@@ -89,6 +92,7 @@ export async function fetchPage(req: FetchRequest, settings: FetchSettings): Pro
       signal: req.signal,
     });
     request.on("downloadProgress", ({ transferred }: { transferred: number }) => {
+      received = transferred;
       if (transferred > settings.maxBodyBytes && !tooLarge) {
         tooLarge = true;
         request?.cancel();
@@ -98,6 +102,7 @@ export async function fetchPage(req: FetchRequest, settings: FetchSettings): Pro
     return {
       ok: true,
       ms: ms(),
+      bytes: sent + headerBytes(res.rawHeaders) + received,
       response: {
         statusCode: res.statusCode,
         headers: res.headers,
@@ -107,9 +112,25 @@ export async function fetchPage(req: FetchRequest, settings: FetchSettings): Pro
     };
   } catch (error) {
     if (req.signal?.aborted) throw req.signal.reason ?? error;
-    if (tooLarge) return { ok: false, failure: "too_large", detail: `body over ${settings.maxBodyBytes} bytes`, ms: ms() };
-    return { ok: false, ...describe(error), ms: ms() };
+    if (tooLarge) return { ok: false, failure: "too_large", detail: `body over ${settings.maxBodyBytes} bytes`, ms: ms(), bytes: sent + received };
+    return { ok: false, ...describe(error), ms: ms(), bytes: sent + received };
   }
+}
+
+/** A request's line and headers as they go on the wire (HTTP/1.1). */
+export function requestBytes(url: string, headers: Record<string, string>): number {
+  const u = new URL(url);
+  let n = `GET ${u.pathname}${u.search} HTTP/1.1\r\nhost: ${u.host}\r\n\r\n`.length;
+  for (const [k, v] of Object.entries(headers)) n += k.length + Buffer.byteLength(v) + 4;
+  return n;
+}
+
+/** A response's status line and headers as they came (`rawHeaders`: name, value, name, value…). */
+export function headerBytes(raw: readonly string[] | Record<string, string>): number {
+  let n = 17;
+  if (Array.isArray(raw)) for (const part of raw) n += Buffer.byteLength(part) + 2;
+  else for (const [k, v] of Object.entries(raw)) n += k.length + Buffer.byteLength(v) + 4;
+  return n;
 }
 
 function describe(error: unknown): { failure: FetchFailure; detail: string } {

@@ -19,7 +19,10 @@ import { createParsePool } from "./parse-pool.js";
 import { kindOf, PARSERS } from "./kinds/index.js";
 import { fixedProfileSource, profileSource, type ProfileSource, type UpstreamLog } from "./profile-source.js";
 import { acceptLanguage, profilesFor, type Profile, type ProfileTable } from "./profiles.js";
-import { isResting, ProxyPool, type Proxy, type ProxyFailure, type ProxyPoolOptions } from "./proxies.js";
+import type { ProxyFailure } from "./proxies.js";
+import { exitsSource } from "./exits/source.js";
+import { MemoryExitHealth, type ExitEvent, type ExitHealth, type ExitHealthOptions } from "./exits/health.js";
+import { ExitRouter, isLease, type Lease, type Proxy, type RouterEvents } from "./exits/router.js";
 import { buildUrl, type UrlContext } from "./urls.js";
 
 export type { UpstreamOptions } from "./config.js";
@@ -36,8 +39,12 @@ export interface TryRecord {
   ms: number;
   /** HTTP status, when a response arrived. */
   status?: number;
-  /** `host:port` of the proxy used (never its credentials). */
+  /** `host:port` of the static proxy used, or `pool/country/session` of a gateway session (never credentials). */
   proxy?: string;
+  /** The pool the try left through. */
+  pool?: string;
+  /** Bytes the try moved through its exit (request and response, all of a page's subresources on the browser rung). */
+  bytes?: number;
   /** What exactly went wrong, for operators. */
   detail?: string;
   /** How much of the page the parse understood, when a results or no-results page was parsed. */
@@ -108,12 +115,23 @@ const SKIP_KIND: Record<Outcome, FailureKind> = {
   no_results: "upstream_error",
 };
 
+/** Which exit served a search, for the job record (never credentials). */
+export interface ExitRecord {
+  pool: string;
+  tier: number;
+  /** The country the search asked for; the pool exits there unless `fallback`. */
+  country: string;
+  /** No pool lists the country: a pool without countries served it. */
+  fallback?: true;
+}
+
 export class UpstreamFailure extends Error {
   readonly retryable: boolean;
   constructor(
     readonly kind: FailureKind,
     readonly tries: TryRecord[] = [],
     readonly skipped: SkipRecord[] = [],
+    readonly exit?: ExitRecord,
   ) {
     super(FAILURE_TEXT[kind]);
     this.name = "UpstreamFailure";
@@ -164,6 +182,8 @@ export interface ScrapeOutcome<E extends Endpoint> {
   coverage?: Coverage;
   /** The page the result was parsed from, as received (kept by the worker for re-parsing and `output=html`). */
   page: UpstreamPage;
+  /** The exit that served the result; absent when requests go out directly. */
+  exit?: ExitRecord;
 }
 
 /** An upstream response body and its declared type (HTML; JSON for autocomplete). */
@@ -177,7 +197,12 @@ export type ParserTable = { [E in Endpoint]: (body: string) => BlocksByEndpoint[
 /** Replaceable parts, for tests and for callers that bring their own. */
 export interface UpstreamDeps {
   parsers?: Partial<ParserTable>;
-  proxyPool?: ProxyPoolOptions;
+  /** Where exit health is kept: Redis for a fleet (@serp/store RedisExitHealth); default this process only. */
+  exitHealth?: ExitHealth;
+  /** Cooldowns of the in-process health (when `exitHealth` is not given). */
+  exitHealthOptions?: Partial<ExitHealthOptions>;
+  /** Told when sessions open and close (the worker's sessions gauge). */
+  exitEvents?: RouterEvents;
   locations?: Locations;
   /** A fixed profile table instead of the shipped file or `profilesFile`. */
   profiles?: ProfileTable;
@@ -193,6 +218,9 @@ export interface UpstreamStatus {
   breakers: BreakerStatus[];
 }
 
+/** The pools as configured (labels only, never URLs) and the sessions each holds now. */
+export type ExitPools = ReturnType<ExitRouter["describe"]>;
+
 export interface Upstream {
   scrape<E extends Endpoint>(endpoint: E, params: JobParams, signal?: AbortSignal): Promise<ScrapeOutcome<E>>;
   /**
@@ -203,6 +231,10 @@ export interface Upstream {
   /** The profile table in force now. */
   profiles(): ProfileTable;
   status(): UpstreamStatus;
+  /** The proxy pools in force (labels only) and their open sessions. */
+  exits(): ExitPools;
+  /** The fleet's exit health, as the store holds it. */
+  exitHealth: ExitHealth;
   locations: Locations;
   /** Pages parsed so far on the event loop and on the parse threads. */
   parses(): { inline: number; threads: number };
@@ -217,10 +249,13 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
   const source: ProfileSource = deps.profiles
     ? fixedProfileSource(deps.profiles)
     : profileSource({ file: config.profilesFile, log: deps.log, watchIntervalMs: deps.profilesWatchIntervalMs });
-  const pool = new ProxyPool(config.proxies, deps.proxyPool);
   const tls = { ca: config.ca, insecure: config.tlsInsecure };
   const direct = new DirectAgents(tls);
   const impersonating = new ImpersonatingClients(config.tlsInsecure);
+  const exitsConfig = exitsSource({ file: config.proxiesFile, list: config.proxies, log: deps.log, watchIntervalMs: deps.profilesWatchIntervalMs });
+  const health = deps.exitHealth ?? new MemoryExitHealth(deps.exitHealthOptions);
+  const router = new ExitRouter(exitsConfig.current(), health, deps.exitEvents, Date.now, (proxy) => impersonating.forget(proxy.url));
+  exitsConfig.onChange((c) => router.configure(c));
   /** Launched (or connected) only when a browser profile is first used. */
   let browsers: BrowserPool | undefined;
   const breakers = new Breakers({ threshold: config.breakerThreshold, restMs: config.breakerRestMs, maxRestMs: config.breakerMaxRestMs });
@@ -259,10 +294,11 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
   };
 
   /** One try: build, send, judge. */
-  async function attempt<E extends Endpoint>(endpoint: E, params: JobParams, profile: Profile, proxy: Proxy | undefined, signal?: AbortSignal) {
+  async function attempt<E extends Endpoint>(endpoint: E, params: JobParams, profile: Profile, lease: Lease | undefined, signal?: AbortSignal) {
     const url = buildUrl(endpoint, params, profile, urlContext);
+    const proxy = lease?.session.proxy;
     const fetched = await send(profile, url, params, proxy, signal);
-    const judged = await judge(endpoint, fetched, (body) => parse(endpoint, body));
+    const judged = await judge(endpoint, fetched, (body) => parse(endpoint, body), proxy !== undefined);
     const record: TryRecord = {
       url,
       profile: profile.name,
@@ -270,7 +306,8 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
       outcome: judged.outcome,
       ms: fetched.ms,
       ...(fetched.ok ? { status: fetched.response.statusCode } : {}),
-      ...(proxy ? { proxy: proxy.label } : {}),
+      ...(proxy ? { proxy: proxy.label, pool: lease!.pool } : {}),
+      ...(fetched.bytes !== undefined ? { bytes: fetched.bytes } : {}),
       ...(judged.detail ? { detail: judged.detail } : {}),
       ...(judged.coverage ? { coverage: judged.coverage } : {}),
     };
@@ -291,51 +328,86 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
     const profiles = profilesFor(source.current(), endpoint, params);
     const tries: TryRecord[] = [];
     const skipped: SkipRecord[] = [];
+    /** Exits that failed this search: its next try leaves from another. */
+    const avoid = new Set<string>();
+    let lease: Lease | undefined;
+    let served: ExitRecord | undefined;
     let index = 0;
-    let sameProfileRetries = 0;
-    while (index < profiles.length && tries.length < config.maxTries) {
-      signal?.throwIfAborted();
-      const profile = profiles[index]!;
-      const proxy = pool.next();
-      if (isResting(proxy)) throw new UpstreamFailure(mostTelling(tries) ?? restingKind(proxy.resting), tries, skipped);
-      const ran = await breakers.run(profile.name, proxy?.label, () => attempt(endpoint, params, profile, proxy, signal));
-      if (isSkip(ran)) {
-        skipped.push({ profile: profile.name, ...ran });
-        // A rest of this profile through this proxy only: another proxy may carry it.
-        const pairOnly = ran.key !== profile.name && pool.available() > 0 && sameProfileRetries < pool.size - 1;
-        if (pairOnly) sameProfileRetries++;
-        else [index, sameProfileRetries] = [index + 1, 0];
-        continue;
+    let exitSwitches = 0;
+    const nextExit = () => {
+      if (lease) {
+        avoid.add(lease.session.exit);
+        router.release(lease);
+        lease = undefined;
       }
-      tries.push(ran.record);
-      if (proxy) report(pool, proxy, ran.proxyFailure);
-      // Only a page understood well enough has blocks: one below its kind's threshold goes on down the ladder.
-      if (ran.blocks) {
-        const pageClass = ran.record.outcome as "results" | "no_results";
-        return { blocks: ran.blocks, upstreamUrl: ran.url, pageClass, tries, skipped, ...(ran.coverage ? { coverage: ran.coverage } : {}), page: ran.page! };
+    };
+    try {
+      while (index < profiles.length && tries.length < config.maxTries) {
+        signal?.throwIfAborted();
+        const profile = profiles[index]!;
+        // The rungs of one search stay on one session (its challenge and its results page), unless it failed.
+        if (!lease) {
+          const picked = await router.lease(params.country, avoid);
+          if (picked !== undefined && !isLease(picked)) {
+            throw new UpstreamFailure(mostTelling(tries) ?? restingKind(picked.resting), tries, skipped, served);
+          }
+          lease = picked;
+          if (lease) served = exitRecord(lease);
+        }
+        const ran = await breakers.run(profile.name, lease && breakerKey(lease), () => attempt(endpoint, params, profile, lease, signal));
+        if (isSkip(ran)) {
+          skipped.push({ profile: profile.name, ...ran });
+          // A rest of this profile through this exit only: another exit may carry it.
+          const pairOnly = ran.key !== profile.name && lease !== undefined && exitSwitches < MAX_EXIT_SWITCHES;
+          if (pairOnly) {
+            exitSwitches++;
+            nextExit();
+          } else [index, exitSwitches] = [index + 1, 0];
+          continue;
+        }
+        tries.push(ran.record);
+        if (lease) await router.report(lease, exitEvent(ran.outcome, ran.proxyFailure)).catch((error: Error) => deps.log?.("warn", `exit health not recorded: ${error.message}`));
+        // Only a page understood well enough has blocks: one below its kind's threshold goes on down the ladder.
+        if (ran.blocks) {
+          const pageClass = ran.record.outcome as "results" | "no_results";
+          return {
+            blocks: ran.blocks, upstreamUrl: ran.url, pageClass, tries, skipped, ...(ran.coverage ? { coverage: ran.coverage } : {}), page: ran.page!,
+            ...(served ? { exit: served } : {}),
+          };
+        }
+        // A block or a dead connection is about the exit: the same profile may pass through another.
+        if (ran.proxyFailure && lease && exitSwitches < MAX_EXIT_SWITCHES) {
+          exitSwitches++;
+          nextExit();
+        } else {
+          if (ran.proxyFailure) nextExit();
+          index++;
+          exitSwitches = 0;
+        }
       }
-      // A block or a dead connection is about the address: the same profile may pass through another proxy.
-      if (ran.proxyFailure && pool.available() > 0 && sameProfileRetries < pool.size - 1) {
-        sameProfileRetries++;
-      } else {
-        index++;
-        sameProfileRetries = 0;
-      }
+    } finally {
+      if (lease) router.release(lease);
     }
     const fromSkips = skipped.map((s) => (s.lastOutcome ? SKIP_KIND[s.lastOutcome] : undefined)).filter((k) => k !== undefined);
-    throw new UpstreamFailure(mostTelling(tries) ?? TELLING.find((k) => fromSkips.includes(k)) ?? "upstream_error", tries, skipped);
+    throw new UpstreamFailure(mostTelling(tries) ?? TELLING.find((k) => fromSkips.includes(k)) ?? "upstream_error", tries, skipped, served);
   }
 
   async function tryProfile(endpoint: Endpoint, params: JobParams, name: string, signal?: AbortSignal): Promise<TryRecord> {
     const profile = profilesFor(source.current(), endpoint, params).find((p) => p.name === name);
     if (!profile) throw new Error(`no profile ${name} for ${endpoint}`);
-    const proxy = pool.next();
-    return (await attempt(endpoint, params, profile, isResting(proxy) ? undefined : proxy, signal)).record;
+    const picked = await router.lease(params.country);
+    const lease = isLease(picked) ? picked : undefined;
+    try {
+      return (await attempt(endpoint, params, profile, lease, signal)).record;
+    } finally {
+      if (lease) router.release(lease);
+    }
   }
 
   const close = async () => {
     source.close();
-    pool.close();
+    exitsConfig.close();
+    router.shutdown();
     direct.close();
     impersonating.close();
     await browsers?.close();
@@ -346,6 +418,8 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
     tryProfile,
     profiles: () => source.current(),
     status: () => ({ tableVersion: source.current().version, breakers: breakers.statuses() }),
+    exits: () => router.describe(),
+    exitHealth: health,
     locations,
     parses: () => ({ ...parsed }),
     close,
@@ -365,6 +439,7 @@ async function judge<E extends Endpoint>(
   endpoint: E,
   fetched: FetchResult,
   parse: (body: string) => Parsed<E> | Promise<Parsed<E>>,
+  proxied = false,
 ): Promise<Attempt<E>> {
   if (!fetched.ok) {
     const detail = `${fetched.failure}: ${fetched.detail}`;
@@ -373,6 +448,9 @@ async function judge<E extends Endpoint>(
     if (fetched.failure === "network") return { outcome: "network", detail, proxyFailure: "network" };
     return { outcome: "upstream_error", detail, ...(fetched.failure !== "too_large" ? { proxyFailure: "network" } : {}) };
   }
+  // The proxy's own refusals: credentials refused, or no way through to the upstream.
+  const status = fetched.response.statusCode;
+  if (proxied && (status === 407 || status === 502)) return { outcome: "network", detail: `proxy answered HTTP ${status}`, proxyFailure: "network" };
   const page: PageClass = classify(fetched.response, endpoint);
   if (page !== "results" && page !== "no_results") {
     return { outcome: page, detail: `HTTP ${fetched.response.statusCode}`, ...(page === "blocked" ? { proxyFailure: "blocked" } : {}) };
@@ -413,9 +491,23 @@ function headersFor(profile: Profile, params: JobParams): Record<string, string>
 
 const headerText = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
 
-function report(pool: ProxyPool, proxy: Proxy, failure: ProxyFailure | undefined): void {
-  if (failure) pool.failed(proxy, failure);
-  else pool.succeeded(proxy);
+/** Exits a search may switch to after a block or a dead connection before it goes on down the ladder. */
+const MAX_EXIT_SWITCHES = 3;
+
+/** What a try says about its exit: a block, a proxy or network fault, a success; a wall or a parse failure says nothing. */
+function exitEvent(outcome: Outcome, failure: ProxyFailure | undefined): ExitEvent | undefined {
+  if (failure === "blocked") return "blocked";
+  if (failure) return "proxy_error";
+  return outcome === "results" || outcome === "no_results" ? "success" : undefined;
+}
+
+function exitRecord(lease: Lease): ExitRecord {
+  return { pool: lease.pool, tier: lease.tier, country: lease.country, ...(lease.fallback ? { fallback: true as const } : {}) };
+}
+
+/** A breaker pairs a profile with a static exit, or with a whole gateway pool (its sessions come and go). */
+function breakerKey(lease: Lease): string {
+  return lease.session.exit === lease.session.proxy.label && !lease.session.exit.includes("/") ? lease.session.exit : lease.pool;
 }
 
 function mostTelling(tries: TryRecord[]): FailureKind | undefined {
@@ -423,6 +515,6 @@ function mostTelling(tries: TryRecord[]): FailureKind | undefined {
   return TELLING.find((k) => seen.has(k));
 }
 
-function restingKind(why: ProxyFailure): FailureKind {
-  return why;
+function restingKind(why: "blocked" | "proxy_error"): FailureKind {
+  return why === "blocked" ? "blocked" : "network";
 }
