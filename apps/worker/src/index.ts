@@ -2,8 +2,8 @@ import type { Worker } from "bullmq";
 import { pino } from "pino";
 import { createMetrics } from "@serp/metrics";
 import { Closers, onShutdown } from "@serp/shared";
-import { UpstreamStatusBoard } from "@serp/store";
-import { createUpstream, upstreamOptionsOf } from "@serp/upstream";
+import { createRedis, keySpace, RedisExitHealth, UpstreamStatusBoard } from "@serp/store";
+import { createUpstream, exitHealthOptionsOf, upstreamOptionsOf } from "@serp/upstream";
 import { drainWorkers, trackJobsInFlight } from "./drain.js";
 import { loadEnv, webhookOptions } from "./env.js";
 import { startHealthServer, workerReadiness, type HealthServer } from "./health.js";
@@ -17,20 +17,30 @@ import { watchUpstream } from "./upstream-watch.js";
 function configuration() {
   try {
     const env = loadEnv();
-    return { env, fromEnv: upstreamOptionsOf(env) };
+    return { env, fromEnv: upstreamOptionsOf(env), exitOptions: exitHealthOptionsOf(env) };
   } catch (err) {
     // Only settings are read here (the upstream's include its CA file): any failure is one.
     pino({ base: { app: "worker" } }).fatal(String((err as Error).message ?? err).replace(/\s*\n\s*/g, "; "));
     process.exit(78);
   }
 }
-const { env, fromEnv } = configuration();
+const { env, fromEnv, exitOptions } = configuration();
 const { WORKER_SHUTDOWN_TIMEOUT_MS } = env;
 /** Past the deadline, handing jobs back and closing get this long; then the process exits regardless. */
 const STOP_MARGIN_MS = 2_000;
 const logger = pino({ level: env.LOG_LEVEL, base: { app: "worker", queues: env.WORKER_QUEUES.join(",") } });
 const metrics = createMetrics("worker");
-const upstream = createUpstream({ ...fromEnv, parseThreads: env.PARSE_THREADS }, { log: (level, msg, fields) => logger[level](fields ?? {}, msg) });
+/** Exit health lives in Redis, so an exit one worker saw blocked rests for the whole fleet (docs/proxies.md). */
+const exitRedis = createRedis(env.REDIS_URL, "command", "worker-exits");
+exitRedis.on("error", (err) => logger.debug({ err: err.message }, "redis exits error"));
+const upstream = createUpstream(
+  { ...fromEnv, parseThreads: env.PARSE_THREADS },
+  {
+    log: (level, msg, fields) => logger[level](fields ?? {}, msg),
+    exitHealth: new RedisExitHealth(exitRedis, keySpace(env.SERP_PREFIX), exitOptions),
+    exitEvents: { sessionOpened: (pool) => metrics.exitSessions.inc({ pool }), sessionClosed: (pool) => metrics.exitSessions.dec({ pool }) },
+  },
+);
 if (fromEnv.tlsInsecure) logger.warn("UPSTREAM_TLS_INSECURE=true: upstream certificates are NOT checked (upstream requests only)");
 else if (fromEnv.ca && hasImpersonating()) {
   logger.warn("UPSTREAM_CA_FILE is trusted by the http transport only: impersonating profiles cannot take a CA, so against a private-CA upstream they fail unless UPSTREAM_TLS_INSECURE=true");
@@ -65,6 +75,7 @@ const health: HealthServer | undefined =
 const closers = new Closers();
 if (health) closers.add("health server", () => health.close());
 closers.add("upstream", () => upstream.close());
+closers.add("redis exits", () => exitRedis.quit().then(() => undefined, () => exitRedis.disconnect()));
 onShutdown(closers, {
   deadlineMs: 5_000,
   begin: drain,

@@ -43,6 +43,8 @@ export interface TryRecord {
   proxy?: string;
   /** The pool the try left through. */
   pool?: string;
+  /** The exit as metrics label it: the static proxy where its pool lists at most 16, else `*` (a gateway's sessions come and go). */
+  exitLabel?: string;
   /** Bytes the try moved through its exit (request and response, all of a page's subresources on the browser rung). */
   bytes?: number;
   /** What exactly went wrong, for operators. */
@@ -306,7 +308,7 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
       outcome: judged.outcome,
       ms: fetched.ms,
       ...(fetched.ok ? { status: fetched.response.statusCode } : {}),
-      ...(proxy ? { proxy: proxy.label, pool: lease!.pool } : {}),
+      ...(proxy ? { proxy: proxy.label, pool: lease!.pool, exitLabel: router.metricLabel(lease!) } : {}),
       ...(fetched.bytes !== undefined ? { bytes: fetched.bytes } : {}),
       ...(judged.detail ? { detail: judged.detail } : {}),
       ...(judged.coverage ? { coverage: judged.coverage } : {}),

@@ -38,7 +38,7 @@ export const FINALIZE = script(
   {
     name: "Finalize",
     keys: ["job", "account", "ledger", "usage"],
-    args: ["status", "price", "completedAt", "latencyMs", "error", "result", "retention", "jobId", "finalChannel", "upstreamUrl", "cachedFrom", "coverage"],
+    args: ["status", "price", "completedAt", "latencyMs", "error", "result", "retention", "jobId", "finalChannel", "upstreamUrl", "cachedFrom", "coverage", "exit"],
   },
   `
 local st = redis.call('HGET', job, 'status')
@@ -65,6 +65,7 @@ if cachedFrom ~= '' then
   entry.cacheHit = true
 end
 if coverage ~= '' then redis.call('HSET', job, 'coverage', coverage) end
+if exit ~= '' then redis.call('HSET', job, 'exit', exit) end
 ${xaddEntry("ledger", "entry")}
 redis.call('HINCRBY', usage, endpoint .. ':' .. status, 1)
 redis.call('HINCRBY', usage, endpoint .. ':credits', charge)

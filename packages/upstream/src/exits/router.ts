@@ -136,6 +136,12 @@ export class ExitRouter {
     }));
   }
 
+  /** The exit as a metric label: a static proxy of a short list, else `*`. */
+  metricLabel(lease: Lease): string {
+    const pool = this.pools.find((p) => p.config.name === lease.pool);
+    return pool && !pool.config.gateway && pool.proxies.length <= 16 ? lease.session.exit : "*";
+  }
+
   /** Sessions open now per pool. */
   sessionsInUse(): Record<string, number> {
     return Object.fromEntries(this.pools.map((p) => [p.config.name, [...p.sessions.values()].reduce((n, l) => n + l.filter((s) => !s.dropped).length, 0)]));
@@ -147,7 +153,7 @@ export class ExitRouter {
    */
   async lease(country: string, avoid: ReadonlySet<string> = new Set(), keep?: Session): Promise<Pick> {
     if (!this.pools.length) return undefined;
-    if (keep && !keep.dropped && !avoid.has(keep.exit) && (await this.health.claim(keep.pool, keep.exit)) !== "resting") {
+    if (keep && !keep.dropped && !avoid.has(keep.exit) && (await this.claim(keep.pool, keep.exit)) !== "resting") {
       const pool = this.pools.find((p) => p.config.name === keep.pool);
       if (pool) return this.hold(keep, pool, country, false, false);
     }
@@ -193,6 +199,15 @@ export class ExitRouter {
     this.pools = [];
   }
 
+  /** The fleet's verdict; with its store out of reach, an exit is asked (a search is not refused for want of Redis). */
+  private async claim(pool: string, exit: string): Promise<"free" | "probe" | "resting"> {
+    try {
+      return await this.health.claim(pool, exit);
+    } catch {
+      return "free";
+    }
+  }
+
   private hold(session: Session, pool: PoolState, country: string, fallback: boolean, probe: boolean): Lease {
     session.inFlight++;
     session.uses++;
@@ -209,7 +224,7 @@ export class ExitRouter {
       .filter((c) => !avoid.has(c.proxy.label))
       .sort((a, b) => a.busy - b.busy || a.turn - b.turn);
     for (const { proxy } of order) {
-      const verdict = await this.health.claim(pool.config.name, proxy.label);
+      const verdict = await this.claim(pool.config.name, proxy.label);
       if (verdict === "resting") continue;
       pool.cursor = (pool.proxies.indexOf(proxy) + 1) % n;
       let session = live.find((s) => s.exit === proxy.label);
@@ -223,7 +238,7 @@ export class ExitRouter {
   }
 
   private async gatewaySession(pool: PoolState, country: string, avoid: ReadonlySet<string>): Promise<{ session: Session; probe: boolean } | { resting: ExitReason }> {
-    const verdict = await this.health.claim(pool.config.name, GATEWAY);
+    const verdict = await this.claim(pool.config.name, GATEWAY);
     if (verdict === "resting") return { resting: "proxy_error" };
     const key = pool.config.countries ? country : "";
     const live = this.live(pool, key);
