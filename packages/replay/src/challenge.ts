@@ -66,29 +66,50 @@ export interface IssuedChallenge {
   expiry: number;
 }
 
+/** Bound challenges remember who earned them (to tell a foreign cookie from a forged one) up to this many. */
+const MAX_REMEMBERED = 10_000;
+
+/**
+ * Issues and checks challenge nonces. `client` (the exit model's source address; "" when exits are not
+ * modelled) is signed into the nonce, so a cookie earned by one address does not pass from another.
+ */
 export class ChallengeSigner {
   private readonly secret = randomBytes(32);
+  private readonly issuedTo = new Map<string, string>();
 
-  private sign(random: string, expiry: number): string {
-    return createHmac("sha256", this.secret).update(`${random}.${expiry}`).digest("hex").slice(0, 32);
+  private sign(random: string, expiry: number, client: string): string {
+    const input = client === "" ? `${random}.${expiry}` : `${random}.${expiry}.${client}`;
+    return createHmac("sha256", this.secret).update(input).digest("hex").slice(0, 32);
   }
 
-  issue(ttlMs: number, now = Date.now()): IssuedChallenge {
+  issue(ttlMs: number, now = Date.now(), client = ""): IssuedChallenge {
     const random = randomBytes(8).toString("hex");
     const expiry = now + ttlMs;
-    return { nonce: `${random}-${this.sign(random, expiry)}`, expiry };
+    if (client !== "") {
+      if (this.issuedTo.size >= MAX_REMEMBERED) this.issuedTo.delete(this.issuedTo.keys().next().value as string);
+      this.issuedTo.set(random, client);
+    }
+    return { nonce: `${random}-${this.sign(random, expiry, client)}`, expiry };
   }
 
-  /** True when `cookieHeader` carries an SG_SS this server issued, unexpired, with the right token. */
-  verify(cookieHeader: string | undefined, now = Date.now()): boolean {
+  /** True when `cookieHeader` carries an SG_SS this server issued to `client`, unexpired, with the right token. */
+  verify(cookieHeader: string | undefined, now = Date.now(), client = ""): boolean {
+    return this.check(cookieHeader, now, client) === "valid";
+  }
+
+  /** "foreign" when the cookie is one this server issued to another client (and would pass there). */
+  check(cookieHeader: string | undefined, now = Date.now(), client = ""): "valid" | "invalid" | "foreign" {
     const value = cookieOf(cookieHeader, CHALLENGE_COOKIE);
     const parts = value === undefined ? null : COOKIE_VALUE.exec(value);
-    if (!parts) return false;
+    if (!parts) return "invalid";
     const [, nonce = "", expiryText = "", token = ""] = parts;
     const [, random = "", signature = ""] = NONCE.exec(nonce) ?? [];
     const expiry = Number(expiryText);
-    const expected = Buffer.from(this.sign(random, expiry));
-    return expiry > now && timingSafeEqual(Buffer.from(signature), expected) && token === challengeToken(nonce);
+    if (expiry <= now || token !== challengeToken(nonce)) return "invalid";
+    const signedFor = (who: string) => timingSafeEqual(Buffer.from(signature), Buffer.from(this.sign(random, expiry, who)));
+    if (signedFor(client)) return "valid";
+    const earner = this.issuedTo.get(random);
+    return earner !== undefined && earner !== client && signedFor(earner) ? "foreign" : "invalid";
   }
 }
 

@@ -4,6 +4,7 @@ import type { TlsFamily } from "./fingerprint.js";
 import { GuardError, type Guard, type GuardAction } from "./guard.js";
 import { sendJson, type ReplayRequest, type ReplayResponse } from "./respond.js";
 import type { Stats } from "./stats.js";
+import { ExitsError, type ExitClass, type ExitModel } from "./exits.js";
 import type { ReplayKind } from "./target.js";
 
 export const CONTROL_PREFIX = "/__replay/";
@@ -27,9 +28,15 @@ export interface RecordedRequest {
   httpVersion?: string;
   ja4?: string;
   tls?: TlsFamily;
+  /** With the exit model on: the source address, and the country and class the model gives it. */
+  address?: string;
+  exitCountry?: string;
+  exitClass?: ExitClass;
+  /** With the exit model on: "sorry" when the address was flagged or went over its budget with this search. */
+  exit?: "sorry";
 }
 
-export type RequestDetails = Pick<RecordedRequest, "kind" | "fault" | "guard" | "httpVersion" | "ja4" | "tls">;
+export type RequestDetails = Pick<RecordedRequest, "kind" | "fault" | "guard" | "httpVersion" | "ja4" | "tls" | "address" | "exitCountry" | "exitClass" | "exit">;
 
 /** The latest `max` upstream requests, oldest first. */
 export class RequestLog {
@@ -62,7 +69,8 @@ export class RequestLog {
   }
 }
 
-async function readBody(req: ReplayRequest): Promise<string | undefined> {
+/** The request body as text; undefined when it is over the control limit (64 KiB). */
+export async function readBody(req: ReplayRequest): Promise<string | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -90,7 +98,7 @@ async function update(req: ReplayRequest, res: ReplayResponse, apply: (input: un
   try {
     sendJson(res, 200, apply(input));
   } catch (error) {
-    if (!(error instanceof FaultsError || error instanceof GuardError)) throw error;
+    if (!(error instanceof FaultsError || error instanceof GuardError || error instanceof ExitsError)) throw error;
     sendJson(res, 400, { error: error.message });
   }
 }
@@ -100,10 +108,11 @@ export interface ControlState {
   log: RequestLog;
   guard: Guard;
   stats: Stats;
+  exits: ExitModel;
 }
 
 export async function control(req: ReplayRequest, res: ReplayResponse, path: string, state: ControlState): Promise<void> {
-  const { faults, log, guard, stats } = state;
+  const { faults, log, guard, stats, exits } = state;
   const route = `${req.method} ${path}`;
   switch (route) {
     case "GET /__replay/faults":
@@ -136,6 +145,21 @@ export async function control(req: ReplayRequest, res: ReplayResponse, path: str
     case "DELETE /__replay/stats":
       stats.reset();
       return sendJson(res, 200, stats.current());
+    case "GET /__replay/exits":
+      return sendJson(res, 200, exits.current());
+    case "POST /__replay/exits":
+      return update(req, res, (input) => {
+        exits.set(input);
+        return exits.current();
+      });
+    case "DELETE /__replay/exits":
+      exits.clear();
+      return sendJson(res, 200, exits.current());
+    case "GET /__replay/exits/stats":
+      return sendJson(res, 200, exits.stats());
+    case "DELETE /__replay/exits/stats":
+      exits.reset();
+      return sendJson(res, 200, exits.stats());
     default:
       return sendJson(res, 404, { error: `no control endpoint ${route}` });
   }

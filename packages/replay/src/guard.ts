@@ -181,7 +181,7 @@ export type GuardVerdict =
   | { action: "pass"; challengePassed: boolean }
   | { action: "tls" | "ua" | "dead-agent" | "headless" }
   | { action: "rate"; answer: "429" | "sorry" }
-  | { action: "challenge"; issued: IssuedChallenge; ttlMs: number; headlessDetect: boolean };
+  | { action: "challenge"; issued: IssuedChallenge; ttlMs: number; headlessDetect: boolean; foreignCookie: boolean };
 
 export interface GuardRequest {
   path: string;
@@ -190,6 +190,8 @@ export interface GuardRequest {
   tls: HelloDescription | undefined;
   remoteAddress: string | undefined;
   cookie: string | undefined;
+  /** With the exit model on: the source address the challenge cookie is bound to. Unset: unbound. */
+  bindTo?: string;
 }
 
 /** Rate windows are pruned once this many clients are tracked. */
@@ -248,8 +250,10 @@ export class Guard {
     if (config.jsChallenge && config.jsChallenge.paths.some((prefix) => req.path.startsWith(prefix))) {
       const headlessDetect = config.headlessDetect === true;
       if (headlessDetect && ua.includes("HeadlessChrome")) return { action: "headless" };
-      if (!this.signer.verify(req.cookie, now)) {
-        return { action: "challenge", issued: this.signer.issue(config.jsChallenge.ttlMs, now), ttlMs: config.jsChallenge.ttlMs, headlessDetect };
+      const cookie = this.signer.check(req.cookie, now, req.bindTo);
+      if (cookie !== "valid") {
+        const issued = this.signer.issue(config.jsChallenge.ttlMs, now, req.bindTo);
+        return { action: "challenge", issued, ttlMs: config.jsChallenge.ttlMs, headlessDetect, foreignCookie: cookie === "foreign" };
       }
       return { action: "pass", challengePassed: true };
     }

@@ -4,3 +4,19 @@ export { GUARD_PRESETS, GuardError, guardPreset, parseGuard, type GuardConfig, t
 export { describeHello, type HelloDescription, type TlsFamily } from "./fingerprint.js";
 export { CHALLENGE_COOKIE, challengeToken, isAutomated, type AutomationNavigator, type AutomationWindow } from "./challenge.js";
 export { REPLAY_KINDS, layoutFor, slugOf, targetOf, type ReplayKind, type Target, type WebLayout } from "./target.js";
+export {
+  EXEMPTION_COOKIE,
+  EXIT_CLASSES,
+  ExitsError,
+  REPLAY_SITE_KEY,
+  clientAddress,
+  parseExits,
+  recaptchaTokenFor,
+  type ExitAddressStats,
+  type ExitBudget,
+  type ExitClass,
+  type ExitConfig,
+  type ExitProfile,
+  type ExitRule,
+  type ExitStats,
+} from "./exits.js";

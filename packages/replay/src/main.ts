@@ -2,10 +2,10 @@
  * CLI: npx tsx packages/replay/src/main.ts --dir ../shared/fixtures/google --port 4010
  *        [--page web/coffee-desktop-2023.html] [--routes routes.json] [--default web=web/coffee-desktop-2023.html]
  *        [--latency 50] [--jitter 20] [--fault captcha] [--times 3] [--kinds web,news] [--host 127.0.0.1]
- *        [--https] [--guard 2026-11] [--cert-out cert.pem] [--fallback]
+ *        [--https] [--guard 2026-11] [--cert-out cert.pem] [--fallback] [--exits exits.json]
  * Each flag also reads from the environment: REPLAY_DIR, REPLAY_PAGE, REPLAY_ROUTES, REPLAY_PORT, REPLAY_HOST,
  * REPLAY_LATENCY, REPLAY_JITTER, REPLAY_FAULT, REPLAY_TIMES, REPLAY_KINDS, REPLAY_HTTPS=true, REPLAY_GUARD,
- * REPLAY_CERT_OUT. Flags win over the environment.
+ * REPLAY_CERT_OUT, REPLAY_EXITS. Flags win over the environment.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,6 +13,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { Closers, onShutdown } from "@serp/shared";
+import { parseExits } from "./exits.js";
 import { parseFaults } from "./faults.js";
 import { guardPreset, type GuardPresetName } from "./guard.js";
 import { startReplayServer, type ReplayOptions, type ReplayRoute } from "./server.js";
@@ -20,7 +21,7 @@ import { isReplayKind, type ReplayKind } from "./target.js";
 
 const USAGE = `usage: main.ts [--dir DIR] [--page FILE] [--routes FILE.json] [--default KIND=FILE]... [--port 4010] [--host 127.0.0.1]
                [--latency MS] [--jitter MS] [--fault MODE] [--times N] [--kinds KIND,KIND]
-               [--https] [--guard PRESET] [--cert-out FILE] [--fallback]`;
+               [--https] [--guard PRESET] [--cert-out FILE] [--fallback] [--exits FILE.json]`;
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 
@@ -60,6 +61,7 @@ function optionsFrom(argv: string[], env: NodeJS.ProcessEnv): ReplayOptions & { 
       guard: { type: "string" },
       "cert-out": { type: "string" },
       fallback: { type: "boolean" },
+      exits: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -84,6 +86,9 @@ function optionsFrom(argv: string[], env: NodeJS.ProcessEnv): ReplayOptions & { 
   const guard = pick(values.guard, "REPLAY_GUARD");
   // Checked here, so that a bad name stops it before it opens a port.
   if (guard !== undefined) guardPreset(guard);
+  const exitsFile = pick(values.exits, "REPLAY_EXITS");
+  // Validated here too, so that a bad file stops it before it opens a port.
+  const exits = exitsFile === undefined ? undefined : parseExits(JSON.parse(readFileSync(exitsFile, "utf8")));
   const httpsEnv = env.REPLAY_HTTPS;
   if (httpsEnv && httpsEnv !== "true" && httpsEnv !== "false") throw new Error(`REPLAY_HTTPS must be true or false, got "${httpsEnv}"`);
   return {
@@ -97,6 +102,7 @@ function optionsFrom(argv: string[], env: NodeJS.ProcessEnv): ReplayOptions & { 
     faults: Object.keys(faults).length > 0 ? faults : undefined,
     https: values.https ?? httpsEnv === "true",
     guard: guard as GuardPresetName | undefined,
+    exits,
     certOut: pick(values["cert-out"], "REPLAY_CERT_OUT"),
   };
 }
@@ -105,7 +111,7 @@ async function main(): Promise<void> {
   const options = optionsFrom(process.argv.slice(2), process.env);
   const server = await startReplayServer(options);
   const mode = options.page ? `page ${options.page}` : `dir ${options.dir}`;
-  const extras = [options.faults && `faults ${JSON.stringify(options.faults)}`, options.guard && `guard ${options.guard}`].filter(Boolean);
+  const extras = [options.faults && `faults ${JSON.stringify(options.faults)}`, options.guard && `guard ${options.guard}`, options.exits && "exit model"].filter(Boolean);
   console.log(`replay upstream listening on ${server.url} (${[mode, ...extras].join(", ")})`);
   if (server.certPem) {
     const certFile = resolve(options.certOut ?? join(tmpdir(), `replay-${server.port}-cert.pem`));

@@ -15,17 +15,35 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** The /sorry/index CAPTCHA page (served with 429). `continueUrl` is the blocked request's URL. */
-export function sorryPage(continueUrl: string): string {
+/** What one /sorry/ page's widget and form carry. */
+export interface SorryCaptcha {
+  siteKey: string;
+  /** The one-time `data-s`. */
+  dataS: string;
+  /** The form's hidden `q` (the upstream's opaque block id). */
+  q: string;
+  /** Shown as "IP address:", as the upstream shows the client's. */
+  address: string;
+}
+
+const PLACEHOLDER_CAPTCHA: SorryCaptcha = { siteKey: "replay-sitekey", dataS: "replay", q: "replay-token", address: "203.0.113.1" };
+
+/**
+ * The /sorry/index CAPTCHA page (served with 429), shaped like the 2026 capture: a reCAPTCHA div with
+ * `data-sitekey` and a one-time `data-s`, and `form#captcha-form` posting `q` and `continue` back to
+ * `index` (the widget adds `g-recaptcha-response`). `continueUrl` is the blocked request's URL.
+ */
+export function sorryPage(continueUrl: string, captcha: SorryCaptcha = PLACEHOLDER_CAPTCHA): string {
   const url = escapeHtml(continueUrl);
-  return `<html><head><meta http-equiv="content-type" content="text/html; charset=utf-8"><title>${url}</title></head>
-<body><div style="max-width:400px"><form id="captcha-form" action="index" method="post">
+  return `<html><head><meta http-equiv="content-type" content="text/html; charset=utf-8"><meta name="viewport" content="initial-scale=1"><title>${url}</title></head>
+<body style="font-family: arial, sans-serif; background-color: #fff; color: #000; padding:20px; font-size:18px; overscroll-behavior:contain;"><div style="max-width:400px;"><hr noshade size="1" style="color:#ccc; background-color:#ccc;"><br><form id="captcha-form" action="index" method="post">
 <noscript><div style="font-size:13px">In order to continue, please enable javascript on your web browser.</div></noscript>
 <script src="https://www.google.com/recaptcha/enterprise.js" async defer></script>
-<div id="recaptcha" class="g-recaptcha" data-sitekey="replay-sitekey" data-callback="submitCallback" data-s="replay"></div>
-<input type="hidden" name="q" value="replay-token"><input type="hidden" name="continue" value="${url}"></form>
-<div style="font-size:13px"><b>About this page</b><br><br>Our systems have detected unusual traffic from your computer network. This page checks to see if it's really you sending the requests, and not a robot.
-<div style="font-size:13px">IP address: 203.0.113.1<br>URL: ${url}<br></div></div></div></body></html>
+<script>var submitCallback=function(t){document.getElementById("captcha-form").submit()}</script>
+<div id="recaptcha" class="g-recaptcha" data-sitekey="${escapeHtml(captcha.siteKey)}" data-callback="submitCallback" data-s="${escapeHtml(captcha.dataS)}"></div>
+<input type="hidden" name="q" value="${escapeHtml(captcha.q)}"><input type="hidden" name="continue" value="${url}"></form>
+<hr noshade size="1" style="color:#ccc; background-color:#ccc;"><div style="font-size:13px"><b>About this page</b><br><br>Our systems have detected unusual traffic from your computer network. This page checks to see if it's really you sending the requests, and not a robot.
+<div style="font-size:13px;line-break:anywhere">IP address: ${escapeHtml(captcha.address)}<br>Time: ${new Date().toISOString().replace(/\.\d+Z$/, "Z")}<br>URL: ${url}<br></div></div></div></body></html>
 `;
 }
 
@@ -93,12 +111,12 @@ export type BlockMode = "captcha" | "sorry-redirect" | "rate-limit" | "consent-r
  * What the upstream answers when it blocks `requestUrl` (absolute, on this server's `origin`).
  * Redirects point where the upstream's do; /sorry/index and the enablejs path are served here too.
  */
-export function blockAnswer(mode: BlockMode, requestUrl: URL, origin: string): BlockAnswer {
+export function blockAnswer(mode: BlockMode, requestUrl: URL, origin: string, captcha?: SorryCaptcha): BlockAnswer {
   const here = requestUrl.href;
   const continued = encodeURIComponent(here);
   switch (mode) {
     case "captcha":
-      return { status: 429, body: sorryPage(here), headers: {} };
+      return { status: 429, body: sorryPage(here, captcha), headers: {} };
     case "sorry-redirect":
       return { status: 302, body: "", headers: { location: `${origin}/sorry/index?continue=${continued}&q=${randomToken()}` } };
     case "rate-limit":

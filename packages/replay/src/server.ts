@@ -12,11 +12,12 @@ import { trackClientHellos } from "read-tls-client-hello";
 import { Catalog, contentTypeOf, statusOf } from "./catalog.js";
 import { selfSignedCertificate } from "./certificate.js";
 import { challengePage } from "./challenge.js";
-import { control, CONTROL_PREFIX, RequestLog, type RecordedRequest, type RequestDetails } from "./control.js";
+import { control, CONTROL_PREFIX, readBody, RequestLog, type RecordedRequest, type RequestDetails } from "./control.js";
+import { clientAddress, EXEMPTION_COOKIE, ExitModel, parseExits, type ExitConfig, type ExitStats } from "./exits.js";
 import { delayOf, FaultState, parseFaults, type FaultMode, type Faults } from "./faults.js";
 import { describeHello, type HelloDescription } from "./fingerprint.js";
 import { Guard, needsFingerprint, parseGuard, type GuardConfig, type GuardPresetName, type GuardVerdict } from "./guard.js";
-import { blockAnswer, enableJsPage, errorPage, noResultsPage, randomToken, sorryPage, unsupportedBrowserPage, type BlockAnswer } from "./pages.js";
+import { blockAnswer, enableJsPage, errorPage, noResultsPage, randomToken, sorryPage, unsupportedBrowserPage, type BlockAnswer, type SorryCaptcha } from "./pages.js";
 import { abort, isGone, send, type ReplayRequest, type ReplayResponse } from "./respond.js";
 import { Stats, type ReplayStats } from "./stats.js";
 import { isReplayKind, REPLAY_KINDS, slugOf, targetOf, type ReplayKind, type Target } from "./target.js";
@@ -62,6 +63,12 @@ export interface ReplayOptions {
   https?: boolean;
   /** Guard mode from the start: a config or a preset name. Default: unguarded. */
   guard?: GuardConfig | GuardPresetName;
+  /**
+   * The exit model from the start (README "Exits"): each source address gets a country and a class, a
+   * search budget per window, address-bound challenge cookies, /sorry/ pages with a one-time data-s and
+   * the exemption cookie a solved token earns. Default: off (every client alike, as before).
+   */
+  exits?: ExitConfig;
 }
 
 export type { RecordedRequest, ReplayStats };
@@ -83,6 +90,15 @@ export interface ReplayServer {
   guard(): GuardConfig;
   stats(): ReplayStats;
   resetStats(): void;
+  /** Turns the exit model on (or replaces its config; counts and flags restart). Throws ExitsError when invalid. */
+  setExits(exits: ExitConfig): void;
+  /** Turns the exit model off. */
+  clearExits(): void;
+  exits(): ExitConfig | null;
+  /** Per source address: country, class, searches, gl asked, flags, /sorry/ pages, exemptions, foreign cookies. */
+  exitStats(): ExitStats;
+  /** Forgets the per-address counts and flags. */
+  resetExitStats(): void;
 }
 
 const TRUNCATE_SHARE = 0.3;
@@ -127,6 +143,7 @@ async function validate(options: ReplayOptions, catalog: Catalog): Promise<void>
   }
   for (const file of Object.values(options.defaults ?? {})) await mustExist(catalog.resolveFile(file), "default file");
   if (options.faults) parseFaults(options.faults);
+  if (options.exits) parseExits(options.exits);
 }
 
 /** The ClientHello of a request's connection, described; undefined over plain HTTP. */
@@ -151,6 +168,8 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
   const guard = new Guard(https);
   guard.set(initialGuard);
   const stats = new Stats();
+  const exits = new ExitModel();
+  if (options.exits) exits.set(options.exits);
   const timers = new Set<NodeJS.Timeout>();
   let closing: Promise<void> | undefined;
   let baseUrl = "";
@@ -215,14 +234,45 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
     }
   }
 
+  /** With the exit model on: a /sorry/ widget with a fresh data-s issued to the request's address. */
+  function captchaFor(req: ReplayRequest, q: string | undefined): SorryCaptcha | undefined {
+    if (!exits.enabled) return undefined;
+    const address = clientAddress(req.socket.remoteAddress);
+    return { siteKey: exits.siteKey, dataS: exits.issueDataS(address), q: q ?? randomToken(), address };
+  }
+
+  /** The /sorry/index page: GET shows the CAPTCHA; with the exit model on, POST redeems a solved token. */
+  async function sorry(req: ReplayRequest, res: ReplayResponse, url: URL): Promise<void> {
+    let continueUrl = url.searchParams.get("continue") ?? "";
+    let q = url.searchParams.get("q") ?? undefined;
+    if (req.method === "POST" && exits.enabled) {
+      const body = await readBody(req);
+      if (body === undefined) return send(res, 413, errorPage(413, url.pathname), { connection: "close" });
+      const form = new URLSearchParams(body);
+      continueUrl = form.get("continue") ?? continueUrl;
+      q = form.get("q") ?? q;
+      const token = form.get("g-recaptcha-response") ?? "";
+      const address = clientAddress(req.socket.remoteAddress);
+      const value = token ? exits.redeem(address, token) : undefined;
+      if (value !== undefined) {
+        const cookie = `${EXEMPTION_COOKIE}=${value}; path=/; max-age=${Math.ceil(exits.exemptionTtlMs / 1000)}; HttpOnly`;
+        // Only this server's own URLs are followed (an open redirect is no part of the model).
+        const target = /^\/(?!\/)/.test(continueUrl) || continueUrl.startsWith(`${originOf(req)}/`) ? continueUrl : "/";
+        return send(res, 302, "", { location: target, "set-cookie": cookie });
+      }
+    }
+    return send(res, 429, sorryPage(continueUrl, captchaFor(req, q)));
+  }
+
   /** Answers one upstream request under `mode`; `hang` leaves it unanswered until close(). */
-  async function answer(req: ReplayRequest, res: ReplayResponse, url: URL, target: Target | undefined, mode: FaultMode | undefined) {
-    const faultHeader: Record<string, string> = mode ? { "x-replay-fault": mode } : {};
+  async function answer(req: ReplayRequest, res: ReplayResponse, url: URL, target: Target | undefined, mode: FaultMode | undefined, extraHeaders: Record<string, string> = {}) {
+    const faultHeader: Record<string, string> = { ...extraHeaders, ...(mode ? { "x-replay-fault": mode } : {}) };
     if (mode === "hang") return;
     if (mode === "reset") return abort(req);
     if (mode && mode !== "truncate") {
       const origin = originOf(req);
-      const block = blockAnswer(mode, new URL(`${url.pathname}${url.search}`, origin), origin);
+      const captcha = mode === "captcha" ? captchaFor(req, url.searchParams.get("q") ?? undefined) : undefined;
+      const block = blockAnswer(mode, new URL(`${url.pathname}${url.search}`, origin), origin, captcha);
       return send(res, block.status, block.body, { ...faultHeader, ...block.headers });
     }
     const page = await pageFor(target);
@@ -243,26 +293,38 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
       return send(res, 400, errorPage(400));
     }
     const path = url.pathname;
-    if (path.startsWith(CONTROL_PREFIX)) return control(req, res, path, { faults, log, guard, stats });
+    if (path.startsWith(CONTROL_PREFIX)) return control(req, res, path, { faults, log, guard, stats, exits });
 
     const userAgent = req.headers["user-agent"];
     const hello = https ? helloOf(req) : undefined;
-    const client: RequestDetails = https ? { httpVersion: req.httpVersion, ja4: hello?.ja4, tls: hello?.family } : {};
+    const address = exits.enabled ? clientAddress(req.socket.remoteAddress) : undefined;
+    const exit = address === undefined ? undefined : exits.profileOf(address);
+    const client: RequestDetails = {
+      ...(https ? { httpVersion: req.httpVersion, ja4: hello?.ja4, tls: hello?.family } : {}),
+      ...(address === undefined ? {} : { address, exitCountry: exit?.country, exitClass: exit?.class }),
+    };
     // The pages the block redirects point at are never guarded.
     const unguarded = path === "/sorry/index" || path === "/httpservice/retry/enablejs";
     const cookie = req.headers.cookie;
-    const verdict = unguarded ? undefined : guard.check({ path, userAgent, tls: hello, remoteAddress: req.socket.remoteAddress, cookie });
+    const target = unguarded ? undefined : targetOf(path, url.searchParams, userAgent);
+    // A flagged address gets /sorry/ for every search, before anything else looks at the request.
+    if (address !== undefined && target && exits.flagged(address, cookie)) {
+      stats.request(undefined);
+      log.add(req, url, { ...client, kind: target.kind, exit: "sorry" });
+      return sendSorryRedirect(req, res, url);
+    }
+    const verdict = unguarded ? undefined : guard.check({ path, userAgent, tls: hello, remoteAddress: req.socket.remoteAddress, cookie, bindTo: address });
     stats.request(verdict);
+    if (address !== undefined && verdict?.action === "challenge" && verdict.foreignCookie) exits.foreignCookie(address);
     if (path === "/sorry/index") {
       log.add(req, url, client);
-      return send(res, 429, sorryPage(url.searchParams.get("continue") ?? ""));
+      return sorry(req, res, url);
     }
     if (path === "/httpservice/retry/enablejs") {
       log.add(req, url, client);
       return send(res, 200, enableJsPage("", url.searchParams.get("sei") ?? ""));
     }
 
-    const target = targetOf(path, url.searchParams, userAgent);
     if (verdict && verdict.action !== "pass") {
       log.add(req, url, { ...client, kind: target?.kind, guard: verdict.action });
       const stop = guardAnswer(req, url, verdict);
@@ -276,12 +338,30 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
       log.add(req, url, { ...client, kind: target?.kind });
       return send(res, 405, errorPage(405, path), { allow: "GET, HEAD" });
     }
+    let exitHeaders: Record<string, string> = {};
+    if (address !== undefined && target) {
+      // The model cannot serve another country's capture: it records which address (country) asked for
+      // which gl, says so in x-replay-exit-country, and counts the search against the budget.
+      const counted = exits.search(address, url.searchParams.get("gl") ?? undefined, cookie);
+      if (counted.action === "sorry") {
+        log.add(req, url, { ...client, kind: target.kind, exit: "sorry" });
+        return sendSorryRedirect(req, res, url);
+      }
+      exitHeaders = { "x-replay-exit-country": counted.profile.country, "x-replay-exit-class": counted.profile.class };
+    }
     const active = target ? faults.take(target.kind) : undefined;
     log.add(req, url, { ...client, kind: target?.kind, fault: active?.mode });
     const delay = delayOf(active);
     if (delay > 0) await sleep(delay);
     if (isGone(res)) return;
-    await answer(req, res, url, target, active?.mode);
+    await answer(req, res, url, target, active?.mode, exitHeaders);
+  }
+
+  /** The upstream's answer to a flagged address: 302 to /sorry/index?continue=…&q=…. */
+  function sendSorryRedirect(req: ReplayRequest, res: ReplayResponse, url: URL): void {
+    const origin = originOf(req);
+    const block = blockAnswer("sorry-redirect", new URL(`${url.pathname}${url.search}`, origin), origin);
+    send(res, block.status, block.body, { "x-replay-exit": "sorry", ...block.headers });
   }
 
   const listener = (req: ReplayRequest, res: ReplayResponse) => {
@@ -343,5 +423,10 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
     guard: () => guard.current(),
     stats: () => stats.current(),
     resetStats: () => stats.reset(),
+    setExits: (next) => exits.set(next),
+    clearExits: () => exits.clear(),
+    exits: () => exits.current(),
+    exitStats: () => exits.stats(),
+    resetExitStats: () => exits.reset(),
   };
 }

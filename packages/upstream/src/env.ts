@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { envProblems } from "@serp/shared";
+import { CAPTCHA_DEFAULTS, type CaptchaSolverOptions } from "./captcha.js";
 import { resolveUpstreamOptions, type UpstreamOptions } from "./config.js";
 import { EXIT_HEALTH_DEFAULTS, type ExitHealthOptions } from "./exits/health.js";
 import { readExitsFile } from "./exits/config.js";
@@ -71,6 +72,16 @@ export const upstreamEnv = z.object({
   BROWSER_RECYCLE_PAGES: whole,
   BROWSER_MAX_RSS_MB: whole,
   BROWSER_COOKIE_TTL_MS: whole,
+  /**
+   * The opt-in CAPTCHA rung (README "CAPTCHA solving"): a createTask/getTaskResult solver API and its account
+   * key. Off unless both are set; one without the other is refused at boot.
+   */
+  CAPTCHA_SOLVER_URL: text.pipe(z.string().url().optional()),
+  CAPTCHA_SOLVER_KEY: text,
+  /** One solve's limit, createTask to token. Default 180000. */
+  CAPTCHA_JOB_TIMEOUT_MS: whole.pipe(z.number().int().min(1000).max(600_000).optional()),
+  /** Solves started per clock hour across the fleet (counted in Redis). Default 100. */
+  CAPTCHA_MAX_PER_HOUR: whole.pipe(z.number().int().min(1).max(1_000_000).optional()),
 });
 export type UpstreamEnv = z.infer<typeof upstreamEnv>;
 
@@ -112,6 +123,22 @@ export function exitHealthOptionsOf(env: UpstreamEnv): ExitHealthOptions {
   };
   if (o.maxCooldownMs < Math.max(o.blockCooldownMs, o.errorCooldownMs)) throw new Error("EXIT_MAX_COOLDOWN_MS must be at least EXIT_BLOCK_COOLDOWN_MS and EXIT_ERROR_COOLDOWN_MS");
   return o;
+}
+
+/**
+ * The CAPTCHA solver's options, or undefined when the rung is off (neither CAPTCHA_SOLVER_URL nor
+ * CAPTCHA_SOLVER_KEY set). Throws when only one is set: a half-configured solver is a mistake to report.
+ */
+export function captchaOptionsOf(env: UpstreamEnv): CaptchaSolverOptions | undefined {
+  const { CAPTCHA_SOLVER_URL: url, CAPTCHA_SOLVER_KEY: key } = env;
+  if (url === undefined && key === undefined) return undefined;
+  if (url === undefined || key === undefined) throw new Error("CAPTCHA_SOLVER_URL and CAPTCHA_SOLVER_KEY turn the CAPTCHA rung on together: set both or neither");
+  return {
+    url,
+    key,
+    jobTimeoutMs: env.CAPTCHA_JOB_TIMEOUT_MS ?? CAPTCHA_DEFAULTS.jobTimeoutMs,
+    maxPerHour: env.CAPTCHA_MAX_PER_HOUR ?? CAPTCHA_DEFAULTS.maxPerHour,
+  };
 }
 
 /** For a process that reads only the upstream's settings (the CLI's canary); throws naming each bad one. */
