@@ -103,6 +103,25 @@ describeIfFixtures("exit fleet against the replay", () => {
     expect(log[0]!.address).not.toBe(log[1]!.address);
   });
 
+  it("tunnels https through CONNECT (static proxy and gateway) and SOCKS5, from the exit's address", async () => {
+    const secure = await startReplayServer({ dir: FIXTURES_DIR, https: true, exits: fleet.exits });
+    try {
+      const target = `${secure.url}/search?q=coffee`;
+      const via = [fleet.static[1]!, fleet.static[2]!];
+      for (const exit of via) expect((await requestVia(exit.url, target, { ca: secure.certPem })).status).toBe(200);
+      expect((await requestVia(fleet.gateway!.urlFor("jp", "tls1"), target, { ca: secure.certPem })).status).toBe(200);
+      expect(secure.requests().map((r) => [r.address, r.exitCountry, r.httpVersion])).toEqual([
+        [via[0]!.address, "gb", "1.1"],
+        [via[1]!.address, "de", "1.1"],
+        [fleet.gateway!.addressOf("jp", "tls1"), "jp", "1.1"],
+      ]);
+      await expect(requestVia(fleet.static[1]!.url.replace(":pw-2@", ":wrong@"), target, { ca: secure.certPem })).rejects.toThrow(/CONNECT refused: 407/);
+      await expect(requestVia(fleet.static[0]!.url, "https://192.0.2.1/search?q=coffee")).rejects.toThrow(/CONNECT refused: 403/);
+    } finally {
+      await secure.close();
+    }
+  });
+
   it("records a search whose gl disagrees with its exit's country", async () => {
     await requestVia(fleet.static[0]!.url, search("coffee", "de"));
     await requestVia(fleet.static[0]!.url, search("coffee", "us"));

@@ -14,6 +14,7 @@
  */
 import { Agent, createServer, request, type IncomingHttpHeaders, type IncomingMessage, type RequestOptions, type ServerResponse } from "node:http";
 import { connect, createServer as createTcpServer, isIPv4, type AddressInfo, type Server, type Socket } from "node:net";
+import { connect as tlsConnect } from "node:tls";
 import type { ExitClass, ExitConfig } from "@serp/replay";
 
 export interface ProxyAuth {
@@ -469,24 +470,51 @@ export function socks5Tunnel(proxy: URL, host: string, port: number): Promise<So
   });
 }
 
+/** Opens a CONNECT tunnel to `host:port` through an HTTP proxy (with its URL's credentials, if any). */
+export function connectTunnel(proxy: URL, host: string, port: number): Promise<Socket> {
+  return new Promise((done, fail) => {
+    const auth = proxy.username ? { "proxy-authorization": `Basic ${Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`).toString("base64")}` } : {};
+    const req = request({ host: proxy.hostname, port: Number(proxy.port), method: "CONNECT", path: `${host}:${port}`, headers: { host: `${host}:${port}`, ...auth }, agent: false });
+    req.once("connect", (res, socket) => {
+      if (res.statusCode === 200) return done(socket);
+      socket.destroy();
+      fail(new Error(`CONNECT refused: ${res.statusCode}`));
+    });
+    req.once("response", (res) => {
+      res.resume();
+      fail(new Error(`CONNECT refused: ${res.statusCode}`));
+    });
+    req.once("error", fail);
+    req.end();
+  });
+}
+
 /**
- * One plain-http request to `target` through `proxyUrl` (http: absolute-form with Proxy-Authorization;
- * socks5: a tunnel), for tests that drive the replay from a given exit without the service.
+ * One request to `target` through `proxyUrl`, for tests that drive the replay from a given exit without the
+ * service. http targets: absolute-form with Proxy-Authorization (http proxy) or a SOCKS5 tunnel; https
+ * targets: a CONNECT (or SOCKS5) tunnel, then TLS trusting `ca` (the replay's `certPem`).
  */
-export async function requestVia(proxyUrl: string, target: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<ProxiedResponse> {
+export async function requestVia(
+  proxyUrl: string,
+  target: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string; ca?: string } = {},
+): Promise<ProxiedResponse> {
   const proxy = new URL(proxyUrl);
   const url = new URL(target);
-  const headers: Record<string, string> = { ...init.headers };
+  const secure = url.protocol === "https:";
+  const headers: Record<string, string> = { host: url.host, ...init.headers };
   if (init.body !== undefined) headers["content-length"] = String(Buffer.byteLength(init.body));
-  const base = { method: init.method ?? "GET", headers: { host: url.host, ...headers }, agent: false as const };
+  const method = init.method ?? "GET";
+  const port = Number(url.port || (secure ? 443 : 80));
   let options: RequestOptions;
-  if (proxy.protocol === "socks5:") {
-    const tunnel = await socks5Tunnel(proxy, url.hostname, Number(url.port || 80));
+  if (proxy.protocol === "socks5:" || secure) {
+    const tunnel = proxy.protocol === "socks5:" ? await socks5Tunnel(proxy, url.hostname, port) : await connectTunnel(proxy, url.hostname, port);
+    const socket = secure ? tlsConnect({ socket: tunnel, ca: init.ca, servername: isIPv4(url.hostname) ? undefined : url.hostname }) : tunnel;
     // No agent, so that the request runs over the tunnel (`agent: false` would make a fresh Agent that dials itself).
-    options = { method: base.method, headers: base.headers, path: `${url.pathname}${url.search}`, createConnection: () => tunnel };
+    options = { method, headers, path: `${url.pathname}${url.search}`, createConnection: () => socket };
   } else {
     const auth = proxy.username ? { "proxy-authorization": `Basic ${Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`).toString("base64")}` } : {};
-    options = { ...base, host: proxy.hostname, port: Number(proxy.port), path: url.href, headers: { ...base.headers, ...auth } };
+    options = { method, headers: { ...headers, ...auth }, agent: false, host: proxy.hostname, port: Number(proxy.port), path: url.href };
   }
   return new Promise((done, fail) => {
     const req = request(options, (res) => {
