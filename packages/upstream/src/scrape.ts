@@ -368,7 +368,7 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
           continue;
         }
         tries.push(ran.record);
-        if (lease) await router.report(lease, exitEvent(ran.outcome, ran.proxyFailure)).catch((error: Error) => deps.log?.("warn", `exit health not recorded: ${error.message}`));
+        if (lease) await router.report(lease, exitEvent(ran.outcome, ran.proxyFailure), ran.proxyItself).catch((error: Error) => deps.log?.("warn", `exit health not recorded: ${error.message}`));
         // Only a page understood well enough has blocks: one below its kind's threshold goes on down the ladder.
         if (ran.blocks) {
           const pageClass = ran.record.outcome as "results" | "no_results";
@@ -434,6 +434,8 @@ interface Attempt<E extends Endpoint> {
   detail?: string;
   /** Set when the outcome says something about the proxy's address or connection. */
   proxyFailure?: ProxyFailure;
+  /** The proxy itself refused: credentials (407) or its port closed, not the path beyond it. */
+  proxyItself?: boolean;
   coverage?: Coverage;
 }
 
@@ -447,12 +449,14 @@ async function judge<E extends Endpoint>(
     const detail = `${fetched.failure}: ${fetched.detail}`;
     if (fetched.failure === "timeout") return { outcome: "timeout", detail, proxyFailure: "timeout" };
     // No answer at all (DNS, refused, reset, TLS): not the upstream's error page; the code is in `detail`.
-    if (fetched.failure === "network") return { outcome: "network", detail, proxyFailure: "network" };
+    if (fetched.failure === "network") return { outcome: "network", detail, proxyFailure: "network", ...(proxied && /ECONNREFUSED|\b407\b/.test(detail) ? { proxyItself: true } : {}) };
     return { outcome: "upstream_error", detail, ...(fetched.failure !== "too_large" ? { proxyFailure: "network" } : {}) };
   }
   // The proxy's own refusals: credentials refused, or no way through to the upstream.
   const status = fetched.response.statusCode;
-  if (proxied && (status === 407 || status === 502)) return { outcome: "network", detail: `proxy answered HTTP ${status}`, proxyFailure: "network" };
+  if (proxied && (status === 407 || status === 502)) {
+    return { outcome: "network", detail: `proxy answered HTTP ${status}`, proxyFailure: "network", ...(status === 407 ? { proxyItself: true } : {}) };
+  }
   const page: PageClass = classify(fetched.response, endpoint);
   if (page !== "results" && page !== "no_results") {
     return { outcome: page, detail: `HTTP ${fetched.response.statusCode}`, ...(page === "blocked" ? { proxyFailure: "blocked" } : {}) };

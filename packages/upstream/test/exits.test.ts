@@ -192,10 +192,14 @@ describe("the router", () => {
     r.shutdown();
   });
 
-  test("a gateway's proxy errors rest the gateway: the pool is passed over", async () => {
+  test("a gateway session's failure drops only that session; the gateway's own refusal rests the pool", async () => {
     const r = new ExitRouter(config, new MemoryExitHealth());
+    const first = await lease(r, "de");
+    await r.report(first, "proxy_error");
+    r.release(first);
     const de = await lease(r, "de");
-    await r.report(de, "proxy_error");
+    expect(de.session.id).not.toBe(first.session.id);
+    await r.report(de, "proxy_error", true);
     r.release(de);
     expect(await r.lease("de")).toEqual({ resting: "proxy_error" });
     r.shutdown();

@@ -172,15 +172,21 @@ export class ExitRouter {
     return { resting: reason ?? "blocked" };
   }
 
-  /** The try's outcome, for the fleet's health; a block drops the session. Undefined: nothing to say (a wall, a parse failure). */
-  async report(lease: Lease, event: ExitEvent | undefined): Promise<void> {
+  /**
+   * The try's outcome, for the fleet's health; a block or a proxy error drops the session.
+   * Undefined: nothing to say (a wall, a parse failure). `proxyItself`: the proxy refused the
+   * credentials (407) or its port refused the connection, a fault of the whole gateway, not of one
+   * session's address.
+   */
+  async report(lease: Lease, event: ExitEvent | undefined, proxyItself = false): Promise<void> {
     const { session } = lease;
-    if (event === "blocked") this.drop(session);
+    if (event === "blocked" || event === "proxy_error") this.drop(session);
     if (event === undefined) return;
     const pool = this.pools.find((p) => p.config.name === session.pool);
-    // A gateway's session blocked is dropped and never asked again; a proxy error is the gateway's.
+    // A gateway's session that failed is dropped and never asked again; only the gateway's own faults rest the pool.
     if (pool?.config.gateway) {
-      if (event !== "blocked") await this.health.report(session.pool, GATEWAY, event);
+      if (event === "proxy_error" && proxyItself) await this.health.report(session.pool, GATEWAY, event);
+      else if (event === "success") await this.health.report(session.pool, GATEWAY, event);
       return;
     }
     await this.health.report(session.pool, session.exit, event);
