@@ -63,6 +63,7 @@ export const upstreamEnv = z.object({
   BROWSER_RECYCLE_PAGES: whole,
   BROWSER_MAX_RSS_MB: whole,
   BROWSER_COOKIE_TTL_MS: whole,
+  BROWSER_RENDER_ALWAYS: bool,
 });
 export type UpstreamEnv = z.infer<typeof upstreamEnv>;
 
@@ -90,6 +91,7 @@ export function upstreamOptionsOf(env: UpstreamEnv): UpstreamOptions {
       recyclePages: env.BROWSER_RECYCLE_PAGES,
       maxRssMb: env.BROWSER_MAX_RSS_MB,
       cookieTtlMs: env.BROWSER_COOKIE_TTL_MS,
+      renderAlways: env.BROWSER_RENDER_ALWAYS,
     }),
   });
 }
