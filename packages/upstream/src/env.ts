@@ -82,6 +82,7 @@ export const upstreamEnv = z.object({
   CAPTCHA_JOB_TIMEOUT_MS: whole.pipe(z.number().int().min(1000).max(600_000).optional()),
   /** Solves started per clock hour across the fleet (counted in Redis). Default 100. */
   CAPTCHA_MAX_PER_HOUR: whole.pipe(z.number().int().min(1).max(1_000_000).optional()),
+  BROWSER_RENDER_ALWAYS: bool,
 });
 export type UpstreamEnv = z.infer<typeof upstreamEnv>;
 
@@ -111,6 +112,7 @@ export function upstreamOptionsOf(env: UpstreamEnv): UpstreamOptions {
       recyclePages: env.BROWSER_RECYCLE_PAGES,
       maxRssMb: env.BROWSER_MAX_RSS_MB,
       cookieTtlMs: env.BROWSER_COOKIE_TTL_MS,
+      renderAlways: env.BROWSER_RENDER_ALWAYS,
     }),
   });
 }

@@ -63,10 +63,16 @@ export function startRequest(caller: AbortSignal | undefined, timeoutMs: number)
 /** Why no response could be read: too slow, no connection, cut short, or too big. */
 export type FetchFailure = "timeout" | "network" | "truncated" | "too_large";
 
-/** `bytes`: what the request moved over the wire (request and response, compressed as sent), when the transport can tell. */
+/** Bytes a request moved over the wire: `up` sent, `down` received (compressed as sent). */
+export interface WireBytes {
+  up: number;
+  down: number;
+}
+
+/** `bytes`: what the request moved through its exit, when the transport can tell. */
 export type FetchResult =
-  | { ok: true; response: UpstreamResponse; ms: number; bytes?: number }
-  | { ok: false; failure: FetchFailure; detail: string; ms: number; bytes?: number };
+  | { ok: true; response: UpstreamResponse; ms: number; bytes?: WireBytes }
+  | { ok: false; failure: FetchFailure; detail: string; ms: number; bytes?: WireBytes };
 
 /** Sends the request. Resolves with a response or a failure; rejects only when `signal` aborts. */
 export async function fetchPage(req: FetchRequest, settings: FetchSettings): Promise<FetchResult> {
@@ -102,7 +108,7 @@ export async function fetchPage(req: FetchRequest, settings: FetchSettings): Pro
     return {
       ok: true,
       ms: ms(),
-      bytes: sent + headerBytes(res.rawHeaders) + received,
+      bytes: { up: sent, down: headerBytes(res.rawHeaders) + received },
       response: {
         statusCode: res.statusCode,
         headers: res.headers,
@@ -112,8 +118,8 @@ export async function fetchPage(req: FetchRequest, settings: FetchSettings): Pro
     };
   } catch (error) {
     if (req.signal?.aborted) throw req.signal.reason ?? error;
-    if (tooLarge) return { ok: false, failure: "too_large", detail: `body over ${settings.maxBodyBytes} bytes`, ms: ms(), bytes: sent + received };
-    return { ok: false, ...describe(error), ms: ms(), bytes: sent + received };
+    if (tooLarge) return { ok: false, failure: "too_large", detail: `body over ${settings.maxBodyBytes} bytes`, ms: ms(), bytes: { up: sent, down: received } };
+    return { ok: false, ...describe(error), ms: ms(), bytes: { up: sent, down: received } };
   }
 }
 

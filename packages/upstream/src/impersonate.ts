@@ -47,7 +47,7 @@ export class ImpersonatingClients {
       return {
         ok: true,
         ms: ms(),
-        bytes: requestBytes(req.url, req.headers) + headerBytes(headers) + wire,
+        bytes: { up: requestBytes(req.url, req.headers), down: headerBytes(headers) + wire },
         response: { statusCode: res.status, headers, body: decode(body, headers["content-type"]), url: req.url },
       };
     } catch (error) {

@@ -309,7 +309,7 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
       ms: fetched.ms,
       ...(fetched.ok ? { status: fetched.response.statusCode } : {}),
       ...(proxy ? { proxy: proxy.label, pool: lease!.pool, exitLabel: router.metricLabel(lease!) } : {}),
-      ...(fetched.bytes !== undefined ? { bytes: fetched.bytes } : {}),
+      ...(fetched.bytes !== undefined ? { bytes: fetched.bytes.up + fetched.bytes.down } : {}),
       ...(judged.detail ? { detail: judged.detail } : {}),
       ...(judged.coverage ? { coverage: judged.coverage } : {}),
     };
