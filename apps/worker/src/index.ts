@@ -3,7 +3,7 @@ import { pino } from "pino";
 import { createMetrics } from "@serp/metrics";
 import { Closers, onShutdown } from "@serp/shared";
 import { createRedis, keySpace, RedisExitHealth, UpstreamStatusBoard } from "@serp/store";
-import { createUpstream, exitHealthOptionsOf, upstreamOptionsOf } from "@serp/upstream";
+import { CaptchaSolver, captchaOptionsOf, createUpstream, exitHealthOptionsOf, upstreamOptionsOf } from "@serp/upstream";
 import { drainWorkers, trackJobsInFlight } from "./drain.js";
 import { loadEnv, webhookOptions } from "./env.js";
 import { startHealthServer, workerReadiness, type HealthServer } from "./health.js";
@@ -17,14 +17,14 @@ import { watchUpstream } from "./upstream-watch.js";
 function configuration() {
   try {
     const env = loadEnv();
-    return { env, fromEnv: upstreamOptionsOf(env), exitOptions: exitHealthOptionsOf(env) };
+    return { env, fromEnv: upstreamOptionsOf(env), exitOptions: exitHealthOptionsOf(env), captchaOptions: captchaOptionsOf(env) };
   } catch (err) {
     // Only settings are read here (the upstream's include its CA file): any failure is one.
     pino({ base: { app: "worker" } }).fatal(String((err as Error).message ?? err).replace(/\s*\n\s*/g, "; "));
     process.exit(78);
   }
 }
-const { env, fromEnv, exitOptions } = configuration();
+const { env, fromEnv, exitOptions, captchaOptions } = configuration();
 const { WORKER_SHUTDOWN_TIMEOUT_MS } = env;
 /** Past the deadline, handing jobs back and closing get this long; then the process exits regardless. */
 const STOP_MARGIN_MS = 2_000;
@@ -39,8 +39,20 @@ const upstream = createUpstream(
     log: (level, msg, fields) => logger[level](fields ?? {}, msg),
     exitHealth: new RedisExitHealth(exitRedis, keySpace(env.SERP_PREFIX), exitOptions),
     exitEvents: { sessionOpened: (pool) => metrics.exitSessions.inc({ pool }), sessionClosed: (pool) => metrics.exitSessions.dec({ pool }) },
+    // The opt-in CAPTCHA rung (README "CAPTCHA solving"): off unless CAPTCHA_SOLVER_URL and _KEY are set.
+    ...(captchaOptions
+      ? {
+          captcha: new CaptchaSolver({ ...captchaOptions, redis: exitRedis, redisKey: `${env.SERP_PREFIX}:captcha:solves` }),
+          onCaptcha: ({ pool, result, cost }) => {
+            if (result === "met") metrics.captchas.inc({ pool });
+            else metrics.captchaSolves.inc({ pool, result });
+            if (cost) metrics.captchaCost.inc({ pool }, cost);
+          },
+        }
+      : {}),
   },
 );
+if (captchaOptions) logger.warn({ maxPerHour: captchaOptions.maxPerHour }, "CAPTCHA solving is ON (CAPTCHA_SOLVER_URL): /sorry/ pages are solved through a paid solver; see the README's legal note");
 if (fromEnv.tlsInsecure) logger.warn("UPSTREAM_TLS_INSECURE=true: upstream certificates are NOT checked (upstream requests only)");
 else if (fromEnv.ca && hasImpersonating()) {
   logger.warn("UPSTREAM_CA_FILE is trusted by the http transport only: impersonating profiles cannot take a CA, so against a private-CA upstream they fail unless UPSTREAM_TLS_INSECURE=true");

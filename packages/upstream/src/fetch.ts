@@ -167,3 +167,32 @@ export function decode(body: Buffer, contentType: string | undefined): string {
     return new TextDecoder("utf-8").decode(body);
   }
 }
+
+/**
+ * A form post through the same agents as `fetchPage` (the CAPTCHA rung redeems its token this way,
+ * through the exit that got the page). Resolves with the status and the cookies set; rejects on a
+ * network failure (the caller treats any failure as a solve that did not pay).
+ */
+export async function postForm(
+  req: { url: string; headers: Record<string, string>; body: string; proxy?: Proxy; direct?: DirectAgents; signal?: AbortSignal },
+  settings: FetchSettings,
+): Promise<{ statusCode: number; cookies: Map<string, string> }> {
+  const res = await got.post(req.url, {
+    headers: req.headers,
+    body: req.body,
+    followRedirect: false,
+    throwHttpErrors: false,
+    retry: { limit: 0 },
+    timeout: { request: settings.timeoutMs },
+    agent: req.proxy ? { http: req.proxy.agents.http, https: req.proxy.agents.https } : req.direct ? { http: req.direct.http, https: req.direct.https } : undefined,
+    https: { certificateAuthority: settings.tls?.ca, rejectUnauthorized: !settings.tls?.insecure },
+    signal: req.signal,
+  });
+  const cookies = new Map<string, string>();
+  for (const line of res.headers["set-cookie"] ?? []) {
+    const [pair] = line.split(";");
+    const at = pair!.indexOf("=");
+    if (at > 0) cookies.set(pair!.slice(0, at).trim(), pair!.slice(at + 1).trim());
+  }
+  return { statusCode: res.statusCode, cookies };
+}

@@ -3,7 +3,7 @@ export { classify, type PageClass, type UpstreamResponse } from "./classify.js";
 export { COVERAGE_THRESHOLDS, coverage, parsePage, understood, type Coverage, type Parsed } from "./coverage.js";
 export { ConfigFileError, GEOTARGETS_FILE_MAX_BYTES, PROFILES_FILE_MAX_BYTES, readConfigFile, type ConfigFileRule } from "./config-file.js";
 export { resolveUpstreamOptions, UPSTREAM_DEFAULTS, type ResolvedUpstreamOptions, type UpstreamOptions } from "./config.js";
-export { exitHealthOptionsOf, locationsEnv, readUpstreamEnv, upstreamEnv, upstreamOptionsOf, type UpstreamEnv } from "./env.js";
+export { captchaOptionsOf, exitHealthOptionsOf, locationsEnv, readUpstreamEnv, upstreamEnv, upstreamOptionsOf, type UpstreamEnv } from "./env.js";
 export * from "./html/index.js";
 export * from "./values.js";
 export { DirectAgents, fetchPage, type FetchFailure, type FetchRequest, type FetchResult, type FetchSettings, type UpstreamTls } from "./fetch.js";
@@ -30,6 +30,7 @@ export { profileSource, shippedProfilesFile, type ProfileSource, type UpstreamLo
 export { BREAKER_DEFAULTS, type BreakerState, type BreakerStatus, type Outcome } from "./breakers.js";
 export { CANARY_PARAMS, formatCanary, runCanary, type CanaryOptions, type CanaryReport, type CanaryRow } from "./canary.js";
 export { makeProxy, type Proxy, type ProxyFailure } from "./proxies.js";
+export { CAPTCHA_DEFAULTS, CaptchaError, CaptchaSolver, exemptionRequest, readSorryPage, type CaptchaSolverOptions, type SorryPage } from "./captcha.js";
 export { EXIT_DEFAULTS, EXITS_FILE_MAX_BYTES, ExitsConfigError, fillGateway, parseExitsConfig, poolsOfList, proxyLabel, readExitsFile, type ExitsConfig, type PoolConfig } from "./exits/config.js";
 export {
   claimOf, cooldownMs, EXIT_HEALTH_DEFAULTS, HEALTHY, MemoryExitHealth, step,

@@ -10,7 +10,8 @@ import { JOB_ERRORS, type BlocksByEndpoint, type Endpoint, type JobParams } from
 import { Breakers, isSkip, type BreakerStatus, type Outcome, type Skip } from "./breakers.js";
 import { classify, type PageClass } from "./classify.js";
 import { resolveUpstreamOptions, type UpstreamOptions } from "./config.js";
-import { DirectAgents, fetchPage, type FetchResult, type FetchSettings } from "./fetch.js";
+import { DirectAgents, fetchPage, postForm, type FetchResult, type FetchSettings } from "./fetch.js";
+import { CaptchaError, exemptionRequest, readSorryPage, type CaptchaSolver } from "./captcha.js";
 import { BrowserPool } from "./browser.js";
 import { ImpersonatingClients } from "./impersonate.js";
 import { Locations } from "./locations.js";
@@ -125,6 +126,8 @@ export interface ExitRecord {
   country: string;
   /** No pool lists the country: a pool without countries served it. */
   fallback?: true;
+  /** CAPTCHAs solved for the search (the opt-in rung) and what they cost, USD. */
+  captcha?: { solves: number; cost: number };
 }
 
 export class UpstreamFailure extends Error {
@@ -205,6 +208,13 @@ export interface UpstreamDeps {
   exitHealthOptions?: Partial<ExitHealthOptions>;
   /** Told when sessions open and close (the worker's sessions gauge). */
   exitEvents?: RouterEvents;
+  /**
+   * The opt-in CAPTCHA rung (captcha.ts): a /sorry/ page met through a session is solved through that
+   * same exit, its form posted, and the exemption cookie kept with the session. Unset: a block.
+   */
+  captcha?: CaptchaSolver;
+  /** Told of each CAPTCHA met and each solve (the worker's metrics). */
+  onCaptcha?: (event: { pool: string; result: "met" | "solved" | "failed" | "capped"; cost?: number }) => void;
   locations?: Locations;
   /** A fixed profile table instead of the shipped file or `profilesFile`. */
   profiles?: ProfileTable;
@@ -284,8 +294,8 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
   const settings: FetchSettings = { timeoutMs: config.timeoutMs, maxBodyBytes: config.maxBodyBytes, tls };
 
   /** The profile's transport: got over Node's TLS, impit with a browser's, or a real browser. */
-  const send = (profile: Profile, url: string, params: JobParams, proxy: Proxy | undefined, signal?: AbortSignal): Promise<FetchResult> => {
-    const headers = headersFor(profile, params);
+  const send = (profile: Profile, url: string, params: JobParams, proxy: Proxy | undefined, signal?: AbortSignal, jar?: ReadonlyMap<string, string>): Promise<FetchResult> => {
+    const headers = withJar(headersFor(profile, params), jar);
     if (profile.transport === "impersonate") return impersonating.fetch({ url, headers, browser: profile.browser!, proxy, signal }, settings);
     if (profile.transport === "browser") {
       browsers ??= new BrowserPool(config.browser, tls);
@@ -299,7 +309,7 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
   async function attempt<E extends Endpoint>(endpoint: E, params: JobParams, profile: Profile, lease: Lease | undefined, signal?: AbortSignal) {
     const url = buildUrl(endpoint, params, profile, urlContext);
     const proxy = lease?.session.proxy;
-    const fetched = await send(profile, url, params, proxy, signal);
+    const fetched = await send(profile, url, params, proxy, signal, lease?.session.cookies);
     const judged = await judge(endpoint, fetched, (body) => parse(endpoint, body), proxy !== undefined);
     const record: TryRecord = {
       url,
@@ -314,7 +324,51 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
       ...(judged.coverage ? { coverage: judged.coverage } : {}),
     };
     const page: UpstreamPage | undefined = fetched.ok ? { body: fetched.response.body, contentType: headerText(fetched.response.headers["content-type"]) } : undefined;
-    return { ...judged, record, url, outcome: outcomeOf(judged.outcome), page };
+    return { ...judged, record, url, outcome: outcomeOf(judged.outcome), page, fetched };
+  }
+
+  /** The upstream's absolute URL, on the base URL when one stands in for the real hosts. */
+  const rebase = (url: string): string => {
+    if (!config.baseUrl) return url;
+    const u = new URL(url);
+    return `${config.baseUrl}${u.pathname}${u.search}`;
+  };
+
+  /**
+   * The CAPTCHA rung: the /sorry/ page (followed from its redirect) through the session's exit, its
+   * site key and one-time data-s to the solver with that exit, the token posted back through it; the
+   * exemption cookie the post earns is kept in the session's jar. True when the session holds one.
+   */
+  async function solveSorry(lease: Lease, fetched: FetchResult, signal: AbortSignal | undefined, spent: { solves: number; cost: number }): Promise<boolean> {
+    const solver = deps.captcha;
+    if (!solver || !fetched.ok) return false;
+    deps.onCaptcha?.({ pool: lease.pool, result: "met" });
+    const proxy = lease.session.proxy;
+    try {
+      let page = fetched.response;
+      const location = headerText(page.headers.location);
+      if (page.statusCode >= 300 && page.statusCode < 400 && location) {
+        const followed = await fetchPage({ url: rebase(new URL(location, page.url).href), headers: withJar({ "accept-language": "en-US,en;q=0.9" }, lease.session.cookies), proxy, signal }, settings);
+        if (!followed.ok) return false;
+        page = followed.response;
+      }
+      const sorry = readSorryPage(page.body, page.url);
+      if (!sorry) return false;
+      const solved = await solver.solve({ siteKey: sorry.siteKey, dataS: sorry.dataS, pageUrl: page.url, proxyUrl: proxy.url }, signal);
+      spent.solves++;
+      spent.cost += solved.cost;
+      deps.onCaptcha?.({ pool: lease.pool, result: "solved", cost: solved.cost });
+      const post = exemptionRequest(sorry, solved.token);
+      const answer = await postForm({ url: rebase(post.url), headers: withJar(post.headers, lease.session.cookies), body: post.body, proxy, signal }, settings);
+      for (const [name, value] of answer.cookies) lease.session.cookies.set(name, value);
+      return answer.cookies.has("GOOGLE_ABUSE_EXEMPTION");
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      const capped = error instanceof CaptchaError && error.failure === "capped";
+      deps.onCaptcha?.({ pool: lease.pool, result: capped ? "capped" : "failed" });
+      deps.log?.("warn", `captcha not solved: ${error instanceof CaptchaError ? error.message : (error as Error).name}`, { pool: lease.pool });
+      return false;
+    }
   }
 
   async function scrape<E extends Endpoint>(endpoint: E, params: JobParams, signal?: AbortSignal): Promise<ScrapeOutcome<E>> {
@@ -336,6 +390,9 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
     let served: ExitRecord | undefined;
     let index = 0;
     let exitSwitches = 0;
+    /** The CAPTCHA rung's spend on this search: at most one solve per search. */
+    const captcha = { solves: 0, cost: 0 };
+    const withCaptcha = (e: ExitRecord | undefined): ExitRecord | undefined => (e && captcha.solves ? { ...e, captcha: { ...captcha } } : e);
     const nextExit = () => {
       if (lease) {
         avoid.add(lease.session.exit);
@@ -368,13 +425,15 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
           continue;
         }
         tries.push(ran.record);
+        // A /sorry/ page with the solver on: solved through this session, then the same rung again through it.
+        if (lease && ran.proxyFailure === "blocked" && deps.captcha && captcha.solves === 0 && (await solveSorry(lease, ran.fetched, signal, captcha))) continue;
         if (lease) await router.report(lease, exitEvent(ran.outcome, ran.proxyFailure), ran.proxyItself).catch((error: Error) => deps.log?.("warn", `exit health not recorded: ${error.message}`));
         // Only a page understood well enough has blocks: one below its kind's threshold goes on down the ladder.
         if (ran.blocks) {
           const pageClass = ran.record.outcome as "results" | "no_results";
           return {
             blocks: ran.blocks, upstreamUrl: ran.url, pageClass, tries, skipped, ...(ran.coverage ? { coverage: ran.coverage } : {}), page: ran.page!,
-            ...(served ? { exit: served } : {}),
+            ...(served ? { exit: withCaptcha(served)! } : {}),
           };
         }
         // A block or a dead connection is about the exit: the same profile may pass through another.
@@ -391,7 +450,7 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
       if (lease) router.release(lease);
     }
     const fromSkips = skipped.map((s) => (s.lastOutcome ? SKIP_KIND[s.lastOutcome] : undefined)).filter((k) => k !== undefined);
-    throw new UpstreamFailure(mostTelling(tries) ?? TELLING.find((k) => fromSkips.includes(k)) ?? "upstream_error", tries, skipped, served);
+    throw new UpstreamFailure(mostTelling(tries) ?? TELLING.find((k) => fromSkips.includes(k)) ?? "upstream_error", tries, skipped, withCaptcha(served));
   }
 
   async function tryProfile(endpoint: Endpoint, params: JobParams, name: string, signal?: AbortSignal): Promise<TryRecord> {
@@ -496,6 +555,13 @@ function headersFor(profile: Profile, params: JobParams): Record<string, string>
 }
 
 const headerText = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
+
+/** The session's cookies joined to the request's own `cookie` header. */
+function withJar(headers: Record<string, string>, jar: ReadonlyMap<string, string> | undefined): Record<string, string> {
+  if (!jar?.size) return headers;
+  const mine = [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
+  return { ...headers, cookie: headers.cookie ? `${headers.cookie}; ${mine}` : mine };
+}
 
 /** Exits a search may switch to after a block or a dead connection before it goes on down the ladder. */
 const MAX_EXIT_SWITCHES = 3;
