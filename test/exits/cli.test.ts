@@ -3,6 +3,7 @@
  * only, never credentials) with each exit's state as the fleet keeps it in Redis, and `job show`
  * prints the pool, tier and country that served a job.
  */
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,6 +13,7 @@ import { runCli } from "../../apps/cli/src/main.js";
 import { EXIT_HEALTH_DEFAULTS } from "@serp/upstream";
 import { JobStore, keySpace, RedisExitHealth } from "@serp/store";
 import { REDIS_URL } from "../support/stack.js";
+import { ROOT } from "../ops/support.js";
 
 const prefix = `t${randomBytes(5).toString("hex")}`;
 const keys = keySpace(prefix);
@@ -89,3 +91,18 @@ test("job show prints the exit that served the job", async () => {
   expect(out.code).toBe(0);
   expect(JSON.parse(out.text)).toMatchObject({ id, exit: { pool: "resi", tier: 2, country: "de" } });
 });
+
+test("a worker refuses a bad pools file at boot: one configuration line naming the field, exit 78", () => {
+  writeFileSync(join(dir, "boot.json"), JSON.stringify({ pools: [{ name: "x", gateway: "http://u-{session}:hunter2@gw.example" }] }));
+  const r = spawnSync(process.execPath, ["--import", "tsx", "apps/worker/src/index.ts"], {
+    cwd: ROOT,
+    env: { ...process.env, UPSTREAM_PROXIES_FILE: join(dir, "boot.json"), HEALTH_PORT: "" },
+    encoding: "utf8",
+    timeout: 30_000,
+  });
+  expect(r.status).toBe(78);
+  const lines = `${r.stdout}${r.stderr}`.trim().split("\n").filter(Boolean);
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(/UPSTREAM_PROXIES_FILE: .*boot\.json: pools\[0\]\.gateway: gateway URL needs a host and a port/);
+  expect(lines[0]).not.toContain("hunter2");
+}, 40_000);
