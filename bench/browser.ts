@@ -22,12 +22,13 @@ import { FIXTURES_DIR, fixturesAvailable } from "../packages/upstream/test/fixtu
 import { fmt, percentile, runIfMain, type Row } from "./lib.js";
 
 const ROOT = resolve(fileURLToPath(import.meta.url), "../..");
+/** The page every request here is answered with (directory mode: other paths, e.g. a script's, get the upstream's 404). */
 const PAGE = "web/coffee-desktop-2023.html";
 
 async function startReplay(): Promise<{ url: string; stop: () => void }> {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", "packages/replay/src/main.ts", "--dir", FIXTURES_DIR, "--page", PAGE, "--https", "--port", "0", "--cert-out", join(mkdtempSync(join(tmpdir(), "bench-browser-")), "cert.pem")],
+    ["--import", "tsx", "packages/replay/src/main.ts", "--dir", FIXTURES_DIR, "--https", "--port", "0", "--cert-out", join(mkdtempSync(join(tmpdir(), "bench-browser-")), "cert.pem")],
     { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] },
   );
   for await (const line of createInterface({ input: child.stdout! })) {
@@ -238,6 +239,7 @@ async function bytesPerSearch(url: string): Promise<Row[]> {
         const r = await client.fetch();
         if (!r.ok) throw new Error(`${rung} through the proxy failed: ${r.failure} ${r.detail}`);
         if (!PARSERS["web-search"](r.response.body).organic_results?.length) throw new Error(`${rung}: the page did not parse`);
+        if (r.response.headers["x-replay-file"] !== PAGE) throw new Error(`${rung}: answered with ${String(r.response.headers["x-replay-file"])}, not ${PAGE}`);
         const after = counter.bytes();
         return { up: after.up - before.up, down: after.down - before.down, reported: (r as { bytes?: { up: number; down: number } }).bytes };
       };

@@ -553,7 +553,11 @@ export class BrowserPool {
   private async shut(live: Live): Promise<void> {
     this.all.delete(live);
     await withTimeout(live.browser.close(), 5_000).catch(() => {
-      if (live.pid) process.kill(live.pid, "SIGKILL");
+      try {
+        if (live.pid) process.kill(live.pid, "SIGKILL");
+      } catch {
+        /* it exited meanwhile */
+      }
     });
   }
 

@@ -82,7 +82,7 @@ d("browser transport (local Chromium)", () => {
     await pool.fetch(ask(replay, "/search?q=coffee&hl=en"), settings);
     const paths = replay.requests().map((r) => r.path);
     expect(paths.filter((p) => /\.(png|jpe?g|gif|webp|svg|woff2?|ttf|mp4)$/i.test(p))).toEqual([]);
-  });
+  }, 30_000);
 
   test("a warm page is read as it arrives: nothing rendered, parsed as the capture, its bytes about the compressed page", async () => {
     const own = new BrowserPool({ concurrency: 1 }, { ca: replay.certPem });
