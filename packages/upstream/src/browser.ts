@@ -15,10 +15,18 @@
  * A request renders in a context made for its settings (the proxy, locale, time zone and viewport of
  * the job's device, the agent); the context and an idle page are kept for the next request with the
  * same settings, since a new context and its renderer process cost more than the page itself
- * (measured: ~0.6 CPU-s and ~330 ms for an empty page here). Images, fonts, media and every
- * third-party host are blocked, since only the HTML is read. What a challenge earned (its cookies) is
+ * (measured: ~0.6 CPU-s and ~330 ms for an empty page here). What a challenge earned (its cookies) is
  * kept per proxy for BROWSER_COOKIE_TTL_MS, so one challenge serves many jobs. Automation is not
  * announced: no `navigator.webdriver`, no "Headless" in the agent or its client hints.
+ *
+ * What a page costs: once an exit has had a page that was no challenge, its pages are read as they
+ * arrive (the document through Chromium's network stack, cookies and exit; the renderer gets an empty
+ * page), since the browser is needed for its network stack and cookies, not its rendering: ~0.2
+ * CPU-s a page against ~0.7 rendered. A page is rendered the first time and whenever a challenge must
+ * run (or always, BROWSER_RENDER_ALWAYS); its DOM is read once settled, never after a fixed wait. A
+ * rendered page fetches only what the parse can need (images, fonts, media, pings, prefetches, logging
+ * XHRs and third-party hosts are blocked) and takes the upstream's script and style files from a
+ * per-process cache once seen. Every result says the bytes it moved through its exit.
  *
  * The pool: BROWSER_CONCURRENCY pages at once per process, the rest wait their turn (never past the
  * request's time limit). A local browser is replaced after BROWSER_RECYCLE_PAGES pages or past
@@ -28,7 +36,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash, X509Certificate } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
-import { chromium, type Browser, type BrowserContext, type CDPSession, type Cookie, type Frame, type Page, type Request, type Response, type Route } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type CDPSession, type Cookie, type Frame, type Page, type Response, type Route } from "playwright-core";
 import { isJsWall, type UpstreamResponse } from "./classify.js";
 import { decode, startRequest, type FetchFailure, type FetchResult, type UpstreamTls } from "./fetch.js";
 import type { Proxy } from "./proxies.js";
@@ -253,7 +261,7 @@ export class BrowserPool {
       reusable = true;
       if (Buffer.byteLength(response.body) > settings.maxBodyBytes) return result(fail("too_large", `body over ${settings.maxBodyBytes} bytes`, ms()));
       await this.keepCookies(tab.context, req);
-      if (!isJsWall(response.body)) this.cleared.set(this.cookieKey(req), Date.now() + this.o.cookieTtlMs);
+      if (!isJsWall(response.body)) this.clear(this.cookieKey(req));
       return result({ ok: true, response, ms: ms() });
     } catch (error) {
       if (req.signal?.aborted) throw req.signal.reason ?? error;
@@ -401,7 +409,11 @@ export class BrowserPool {
     const onPaused = (event: PausedResponse) => {
       void this.take(session, tap, event).then(
         (response) => response && taken(response),
-        () => taken(undefined),
+        () => {
+          // Not readable after all: the browser has it as it came, and the page is rendered instead.
+          void session.send("Fetch.continueRequest", { requestId: event.requestId }).catch(() => undefined);
+          taken(undefined);
+        },
       );
     };
     const aborted = new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
@@ -517,6 +529,13 @@ export class BrowserPool {
     return { statusCode: last.status(), headers, body, url: page.url() };
   }
 
+  /** Marks an exit past its challenge for the cookie's lifetime (expired marks go once there are many). */
+  private clear(key: string): void {
+    const now = Date.now();
+    if (this.cleared.size >= 10_000) for (const [k, until] of this.cleared) if (until <= now) this.cleared.delete(k);
+    this.cleared.set(key, now + this.o.cookieTtlMs);
+  }
+
   /** Only the page's own host, nothing the parse does not need, and static files from the local cache once seen. */
   private route(route: Route, host: string): Promise<void> {
     const request = route.request();
@@ -553,7 +572,11 @@ export class BrowserPool {
   private async shut(live: Live): Promise<void> {
     this.all.delete(live);
     await withTimeout(live.browser.close(), 5_000).catch(() => {
-      if (live.pid) process.kill(live.pid, "SIGKILL");
+      try {
+        if (live.pid) process.kill(live.pid, "SIGKILL");
+      } catch {
+        /* it exited meanwhile */
+      }
     });
   }
 

@@ -76,13 +76,13 @@ d("browser transport (local Chromium)", () => {
     const pages = replay.requests().filter((r) => r.path === "/search");
     expect(pages.map((r) => r.guard ?? "passed")).toEqual(["challenge", "passed", "passed"]);
     expect(pages.every((r) => r.tls === "chrome" && !/Headless/.test(r.userAgent ?? ""))).toBe(true);
-  });
+  }, 30_000);
 
   test("only the page's own host is asked: images, fonts, media and third-party hosts are blocked", async () => {
     await pool.fetch(ask(replay, "/search?q=coffee&hl=en"), settings);
     const paths = replay.requests().map((r) => r.path);
     expect(paths.filter((p) => /\.(png|jpe?g|gif|webp|svg|woff2?|ttf|mp4)$/i.test(p))).toEqual([]);
-  });
+  }, 30_000);
 
   test("a warm page is read as it arrives: nothing rendered, parsed as the capture, its bytes about the compressed page", async () => {
     const own = new BrowserPool({ concurrency: 1 }, { ca: replay.certPem });
@@ -252,6 +252,35 @@ d("browser transport: what a rendered page may fetch", () => {
       await pool.close();
     }
   }, 60_000);
+});
+
+d("browser transport: a page read raw", () => {
+  test("keeps the cookies its document sets, and sends them with the next page, as a rendered one does", async () => {
+    let n = 0;
+    const cookies: string[] = [];
+    const server = createServer((req, res) => {
+      n++;
+      cookies.push(req.headers.cookie ?? "");
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8", "set-cookie": `NID=v${n}; Path=/; Max-Age=600` }).end(`<html><body><div id="rso">page ${n}</div></body></html>`);
+    });
+    await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+    const pool = new BrowserPool({ concurrency: 1 });
+    const req: BrowserRequest = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/search?q=x`, headers: {}, device: "desktop", language: "en", country: "us" };
+    try {
+      const bodies: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const r = await pool.fetch(req, settings);
+        if (!r.ok) throw new Error(`${r.failure} ${r.detail}`);
+        bodies.push(r.response.body);
+      }
+      // The first rendered (the DOM, re-serialized), the others raw: exactly as sent.
+      expect(bodies.slice(1)).toEqual([`<html><body><div id="rso">page 2</div></body></html>`, `<html><body><div id="rso">page 3</div></body></html>`]);
+      expect(cookies).toEqual(["", "NID=v1", "NID=v2"]);
+    } finally {
+      await pool.close();
+      server.close();
+    }
+  }, 30_000);
 });
 
 d("browser transport: snapshots under load", () => {
