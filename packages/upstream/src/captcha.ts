@@ -4,7 +4,8 @@
  * getTaskResult JSON API that Anti-Captcha, 2Captcha v2 and CapMonster share, and builds the form post that
  * earns the GOOGLE_ABUSE_EXEMPTION cookie. The caller sends that post through the same exit the page came
  * from (the cookie and the token are the exit's). Off unless CAPTCHA_SOLVER_URL and CAPTCHA_SOLVER_KEY are
- * both set: solving the upstream's CAPTCHA is the operator's choice (README, "CAPTCHA solving").
+ * both set: solving the upstream's CAPTCHA is the operator's choice, with legal weight (the reference
+ * proxies-2026.md §5 "Legal": acts named in Google v. SerpApi, N.D. Cal. 25-cv-10826).
  *
  * Neither the client key nor proxy credentials ever reach an error message or a log line.
  */

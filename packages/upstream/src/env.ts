@@ -73,8 +73,8 @@ export const upstreamEnv = z.object({
   BROWSER_MAX_RSS_MB: whole,
   BROWSER_COOKIE_TTL_MS: whole,
   /**
-   * The opt-in CAPTCHA rung (README "CAPTCHA solving"): a createTask/getTaskResult solver API and its account
-   * key. Off unless both are set; one without the other is refused at boot.
+   * The opt-in CAPTCHA rung (see captcha.ts): a createTask/getTaskResult solver API and its account
+   * key. Off unless both are set; `captchaOptionsOf` refuses one without the other (call it at boot).
    */
   CAPTCHA_SOLVER_URL: text.pipe(z.string().url().optional()),
   CAPTCHA_SOLVER_KEY: text,
