@@ -151,12 +151,8 @@ export class ExitRouter {
    * A session for a search in `country`, avoiding the exits in `avoid` (those that failed this
    * search). `undefined`: no pools, go direct. `{ resting }`: every pool that may serve the country rests.
    */
-  async lease(country: string, avoid: ReadonlySet<string> = new Set(), keep?: Session): Promise<Pick> {
+  async lease(country: string, avoid: ReadonlySet<string> = new Set()): Promise<Pick> {
     if (!this.pools.length) return undefined;
-    if (keep && !keep.dropped && !avoid.has(keep.exit) && (await this.claim(keep.pool, keep.exit)) !== "resting") {
-      const pool = this.pools.find((p) => p.config.name === keep.pool);
-      if (pool) return this.hold(keep, pool, country, false, false);
-    }
     const listing = this.pools.filter((p) => p.config.countries?.includes(country));
     const fallback = listing.length === 0;
     const candidates = (fallback ? this.pools.filter((p) => !p.config.countries) : listing).sort((a, b) => a.config.tier - b.config.tier);
