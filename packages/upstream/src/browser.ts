@@ -122,6 +122,8 @@ const TIME_ZONES: Record<string, string> = {
 
 export interface BrowserRequest {
   url: string;
+  /** Cookies the request's session holds (an exemption a solved /sorry/ page earned), set on its context. */
+  cookies?: ReadonlyMap<string, string>;
   /** Sent with every request of the page (accept-language, and the profile's own). */
   headers: Record<string, string>;
   /** The profile's agent; unset: the browser's own, without "Headless". */
@@ -249,6 +251,10 @@ export class BrowserPool {
       live = await this.browser();
       live.inFlight++;
       tab = await this.tab(live, req);
+      if (req.cookies?.size) {
+        const origin = new URL(req.url).origin;
+        await tab.context.addCookies([...req.cookies].map(([name, value]) => ({ name, value, url: origin })));
+      }
       page = tab.idle.pop() ?? (await this.page(tab, req));
       const tap = TAPS.get(page)!;
       meter = tap.meter = new Meter();

@@ -295,12 +295,13 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
 
   /** The profile's transport: got over Node's TLS, impit with a browser's, or a real browser. */
   const send = (profile: Profile, url: string, params: JobParams, proxy: Proxy | undefined, signal?: AbortSignal, jar?: ReadonlyMap<string, string>): Promise<FetchResult> => {
-    const headers = withJar(headersFor(profile, params), jar);
+    // The browser keeps the session's cookies in its context; the other transports send them as a header.
+    const headers = profile.transport === "browser" ? headersFor(profile, params) : withJar(headersFor(profile, params), jar);
     if (profile.transport === "impersonate") return impersonating.fetch({ url, headers, browser: profile.browser!, proxy, signal }, settings);
     if (profile.transport === "browser") {
       browsers ??= new BrowserPool(config.browser, tls);
       const { device = "desktop", language, country } = params;
-      return browsers.fetch({ url, headers, userAgent: profile.userAgent, device, language, country, proxy, signal }, settings);
+      return browsers.fetch({ url, headers, userAgent: profile.userAgent, device, language, country, proxy, signal, ...(jar?.size ? { cookies: jar } : {}) }, settings);
     }
     return fetchPage({ url, headers, proxy, direct, signal }, settings);
   };
