@@ -321,7 +321,8 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
       ...(fetched.ok ? { status: fetched.response.statusCode } : {}),
       ...(proxy ? { proxy: proxy.label, pool: lease!.pool, exitLabel: router.metricLabel(lease!) } : {}),
       ...(fetched.bytes !== undefined ? { bytes: fetched.bytes.up + fetched.bytes.down } : {}),
-      ...(judged.detail ? { detail: judged.detail } : {}),
+      // A transport's error text may quote a proxy URL: its credentials never reach a record or a log.
+      ...(judged.detail ? { detail: judged.detail.replace(/\/\/[^/\s@]*@/g, "//") } : {}),
       ...(judged.coverage ? { coverage: judged.coverage } : {}),
     };
     const page: UpstreamPage | undefined = fetched.ok ? { body: fetched.response.body, contentType: headerText(fetched.response.headers["content-type"]) } : undefined;
