@@ -165,6 +165,9 @@ interface Tab {
   lastUsed: number;
 }
 
+/** A browser's memory is checked after every this many pages. */
+const MEMORY_CHECK_EVERY = 8;
+
 /** Contexts kept per browser, and idle pages per context (about 20-40 MB of renderer each). */
 const MAX_TABS = 16;
 const MAX_IDLE_PAGES = 4;
@@ -284,7 +287,9 @@ export class BrowserPool {
         live.inFlight--;
         live.pages++;
         this.counts.pages++;
-        if (!this.remote && (live.pages >= this.o.recyclePages || overMemory(live.pid, this.o.maxRssMb))) this.retire(live);
+        // Memory is read every few pages: /proc's page walk costs about what a raw page does.
+        const memoryDue = live.pages % MEMORY_CHECK_EVERY === 0;
+        if (!this.remote && (live.pages >= this.o.recyclePages || (memoryDue && overMemory(live.pid, this.o.maxRssMb)))) this.retire(live);
         if (live.retiring && live.inFlight === 0) void this.shut(live);
       }
       release?.();
