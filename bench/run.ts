@@ -97,7 +97,7 @@ What each one measures:
    pages are read as they arrive, not rendered) vs the same page fetched over HTTP with impit, each
    then parsed, at BROWSER_CONCURRENCY 1, 2 and 4: latency p50/p99, CPU-seconds per page of this
    process and every process it started (the browser and its renderers, the replay, for both alike;
-   other work on a shared machine does not count), and the resident size of its Chromium processes
+   other work on a shared machine does not count), and the memory (PSS) of its Chromium processes
    per concurrent page. Then the bytes one search moves through its exit, per rung (http, impersonate,
    browser), cold (a fresh client: new connections, no cookies, nothing cached) and warm, counted by a
    loopback CONNECT proxy, against the page gzipped (the replay compresses as the upstream does); the

@@ -167,6 +167,9 @@ interface Tab {
   lastUsed: number;
 }
 
+/** A browser's memory is checked after every this many pages. */
+const MEMORY_CHECK_EVERY = 8;
+
 /** Contexts kept per browser, and idle pages per context (about 20-40 MB of renderer each). */
 const MAX_TABS = 16;
 const MAX_IDLE_PAGES = 4;
@@ -290,7 +293,9 @@ export class BrowserPool {
         live.inFlight--;
         live.pages++;
         this.counts.pages++;
-        if (!this.remote && (live.pages >= this.o.recyclePages || rssMb(live.pid) > this.o.maxRssMb)) this.retire(live);
+        // Memory is read every few pages: /proc's page walk costs about what a raw page does.
+        const memoryDue = live.pages % MEMORY_CHECK_EVERY === 0;
+        if (!this.remote && (live.pages >= this.o.recyclePages || (memoryDue && overMemory(live.pid, this.o.maxRssMb)))) this.retire(live);
         if (live.retiring && live.inFlight === 0) void this.shut(live);
       }
       release?.();
@@ -880,17 +885,33 @@ function childPids(pid: number): number[] {
 
 /** Resident size of a process and all its descendants, in MB (0 where /proc cannot tell). */
 export function rssMb(pid: number | undefined): number {
+  return treeKb(pid, (p) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, "utf8"))?.[1] ?? 0)) / 1024;
+}
+
+/**
+ * Whether a browser's processes hold more than `limitMb` of memory. Chromium's processes share much
+ * of theirs, which a sum of resident sizes counts once per process (four pages read as ~1.8 GB):
+ * past the limit by that cheap sum, their proportional share (PSS, each shared page split among its
+ * sharers) decides.
+ */
+function overMemory(pid: number | undefined, limitMb: number): boolean {
+  if (rssMb(pid) <= limitMb) return false;
+  const pss = treeKb(pid, (p) => Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${p}/smaps_rollup`, "utf8"))?.[1] ?? 0)) / 1024;
+  return pss === 0 || pss > limitMb;
+}
+
+function treeKb(pid: number | undefined, kbOf: (pid: number) => number): number {
   if (!pid) return 0;
   let kb = 0;
   const stack = [pid];
   while (stack.length) {
     const p = stack.pop()!;
     try {
-      kb += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, "utf8"))?.[1] ?? 0);
+      kb += kbOf(p);
     } catch {
       continue;
     }
     stack.push(...childPids(p));
   }
-  return kb / 1024;
+  return kb;
 }

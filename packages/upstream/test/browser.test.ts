@@ -285,7 +285,7 @@ d("browser transport: a page read raw", () => {
 
 d("browser transport: snapshots under load", () => {
   test("a rendered shopping page parses identically 20 times in a row while both cores are kept busy", async () => {
-    const file = "shopping/ean-889894929969-shopping-pt-br-2021.html";
+    const file = "shopping/ean-7891114090307-shopping-pt-br-2021.html";
     const replay = await startReplayServer({ dir: FIXTURES_DIR, https: true, routes: [{ file }] });
     const pool = new BrowserPool({ concurrency: 1, renderAlways: true }, { ca: replay.certPem });
     // Two spinning processes, one per core, for as long as the test runs.
@@ -293,7 +293,7 @@ d("browser transport: snapshots under load", () => {
     try {
       const direct = JSON.stringify(PARSERS["web-shopping-search"](readFileSync(join(FIXTURES_DIR, file), "utf8")));
       expect(JSON.parse(direct).shopping_results?.length).toBeGreaterThan(0);
-      const req = ask(replay, "/search?q=889894929969&tbm=shop&hl=pt-BR&gl=br", { language: "pt-BR", country: "br" });
+      const req = ask(replay, "/search?q=7891114090307&tbm=shop&hl=pt-BR&gl=br", { language: "pt-BR", country: "br" });
       const parses: string[] = [];
       for (let i = 0; i < 20; i++) {
         const r = await pool.fetch(req, { ...settings, timeoutMs: 30_000 });
