@@ -92,15 +92,20 @@ What each one measures:
    Chrome 151's ClientHello and HTTP/2) vs got over Node's TLS, latency p50/p99 and this process's CPU
    per request (impit's threads included); then 1,000 requests from a new client of each, counting the
    TLS handshakes the replay saw (kept-alive connections: target at most 10).
-7. **Browser** (\`bench/browser.ts\`): the same page rendered by the browser transport (Debian's
-   Chromium, warm pool: browser launched, context and page kept) vs fetched over HTTP with impit, each
-   then parsed, at BROWSER_CONCURRENCY 1, 2 and 4: latency p50/p99, CPU-seconds per page for the whole
-   machine (so every browser process counts, and the replay alike for both), and the resident size of
-   all Chromium processes per concurrent page. What the cuts bought (measured while building it, same
-   page): blocking images, fonts, media and third-party hosts is on from the start; keeping the
-   context and an idle page between requests took a page from ~1,050 ms and ~1.9 CPU-s to ~400 ms and
-   ~0.6 CPU-s (a new context and renderer alone cost ~330 ms and ~0.6 CPU-s); no GPU process saved
-   about 12% of the browser's CPU. Past one page at a time the two cores are saturated.
+7. **Browser** (\`bench/browser.ts\`): a full web search through the browser transport (Debian's
+   Chromium, warm pool: browser launched, context and page kept, the exit past its first page, so its
+   pages are read as they arrive, not rendered) vs the same page fetched over HTTP with impit, each
+   then parsed, at BROWSER_CONCURRENCY 1, 2 and 4: latency p50/p99, CPU-seconds per page of this
+   process and every process it started (the browser and its renderers, the replay, for both alike;
+   other work on a shared machine does not count), and the memory (PSS) of its Chromium processes
+   per concurrent page. Then the bytes one search moves through its exit, per rung (http, impersonate,
+   browser), cold (a fresh client: new connections, no cookies, nothing cached) and warm, counted by a
+   loopback CONNECT proxy, against the page gzipped (the replay compresses as the upstream does); the
+   browser's own count (\`bytes\` on its result) is printed beside it. What the cuts bought (same
+   page): keeping the context and an idle page took a page from ~1,050 ms and ~1.9 CPU-s to ~400 ms and
+   ~0.6–0.9 CPU-s; reading a warm page's document as it arrives instead of rendering it (the renderer
+   gets an empty page) took it to ~0.25 CPU-s, about 0.18 above the HTTP rung; no GPU process saved
+   about 12% of a render's CPU. Past two pages at a time the two cores are saturated.
 8. **Result cache** (\`bench/cache.ts\`): \`/search.json\` through real API and worker processes, one
    request at a time on a kept-alive connection, alternating a search answered from the cache (the
    API alone: look-up, the job created completed and billed in one Redis script, the envelope) with

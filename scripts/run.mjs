@@ -89,6 +89,12 @@ async function start() {
   ensureDependencies();
   ensureChromium();
   const env = { ...process.env };
+  // WORKER_PROCESSES=N: N worker processes, each supervised on its own; the i-th serves /metrics on HEALTH_PORT + i.
+  const workers = Number(env.WORKER_PROCESSES || 1);
+  if (!Number.isInteger(workers) || workers < 1 || workers > 64) {
+    console.error(`WORKER_PROCESSES must be a whole number from 1 to 64, got "${env.WORKER_PROCESSES}"`);
+    process.exit(EXIT_CONFIG);
+  }
   // How long each app may take to stop on SIGTERM (its own deadlines, plus a margin) before SIGKILL.
   const grace = {
     api: msFrom(env, "LIVE_DEADLINE_MS", 60_000) + 15_000,
@@ -123,9 +129,14 @@ async function start() {
   };
   // An app that refuses its configuration stops the whole run: nothing works until it is fixed.
   const options = { say, onStart: tellKeeper, onConfigError: (name) => void stop(`${name}'s configuration is invalid`, EXIT_CONFIG) };
+  const workerEnv = (i) => ({
+    ...env,
+    WORKER_QUEUES: env.WORKER_QUEUES ?? "live,fast,regular",
+    ...(env.HEALTH_PORT && i > 0 ? { HEALTH_PORT: String(Number(env.HEALTH_PORT) + i) } : {}),
+  });
   apps.push(
     new Supervised("api", spawnApp("apps/api/src/index.ts", env), options),
-    new Supervised("worker", spawnApp("apps/worker/src/index.ts", { ...env, WORKER_QUEUES: env.WORKER_QUEUES ?? "live,fast,regular" }), options),
+    ...Array.from({ length: workers }, (_, i) => new Supervised(workers > 1 ? `worker ${i + 1}` : "worker", spawnApp("apps/worker/src/index.ts", workerEnv(i)), options)),
   );
   for (const app of apps) app.run();
 

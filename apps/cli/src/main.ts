@@ -27,12 +27,14 @@ import {
   waitReady,
   type EffectiveLimits,
   type LimitOverridesChange,
+  RedisExitHealth,
 } from "@serp/store";
+import { EXIT_HEALTH_DEFAULTS } from "@serp/upstream";
 import { chooseDatabase } from "./database-url.js";
 import { loadCliEnv, type CliEnv } from "./env.js";
 import { chooseRedis } from "./redis-url.js";
 import { durationMs, endpointNamed, formatReparse, reparse } from "./reparse.js";
-import { canaryCommand, formatStatuses, type WorkerUpstreamStatus } from "./upstream.js";
+import { canaryCommand, configuredPools, exitRows, formatExitRows, formatStatuses, type WorkerUpstreamStatus } from "./upstream.js";
 
 const HELP = `Usage: npm run cli -- <command> [options]
 
@@ -54,6 +56,8 @@ const HELP = `Usage: npm run cli -- <command> [options]
                                  --rate counts requests per --window seconds, 60 unless given)
   job show --id JOB_ID           a job as stored, for operators: status, error, credits, attempts, the upstream URL
                                  and how much of its results page the parse understood (coverage; no result)
+  upstream proxies [--json]      the proxy pools the workers' settings name (labels only, never credentials), each exit's
+                                 state from Redis (ok, resting until, probing), its strikes and why
   upstream status [--json]       each running worker's profile table and breakers (state, rest, last outcome,
                                  success rate), as the workers publish them every few seconds
   canary [--kinds a,b] [--json]  one known query per kind through every profile, from here; prints which work
@@ -236,8 +240,8 @@ export async function runCli(argv: string[], out: (line: string) => void = conso
         const id = need(values.id, "id");
         const record = await new JobStore(redis, keys, 1).get(id);
         if (!record) throw new UsageError(`no job ${id} (unknown, or past its retention)`);
-        const { job, accountId, upstreamUrl, coverage, cachedFrom } = record;
-        out(JSON.stringify({ ...job, accountId, upstreamUrl, coverage: coverage ?? null, ...(cachedFrom ? { cachedFrom } : {}) }, null, 2));
+        const { job, accountId, upstreamUrl, coverage, cachedFrom, exit } = record;
+        out(JSON.stringify({ ...job, accountId, upstreamUrl, coverage: coverage ?? null, exit: exit ?? null, ...(cachedFrom ? { cachedFrom } : {}) }, null, 2));
         return 0;
       }
       case "reconcile": {
@@ -252,6 +256,19 @@ export async function runCli(argv: string[], out: (line: string) => void = conso
       case "rebuild": {
         const restored = await rebuild(redis, keys, needPg());
         out(JSON.stringify({ restored }, null, 2));
+        return 0;
+      }
+      case "upstream proxies": {
+        let pools: ReturnType<typeof configuredPools>;
+        try {
+          pools = configuredPools();
+        } catch (err) {
+          throw new UsageError((err as Error).message);
+        }
+        // Read only: the cooldown settings do not matter for a listing.
+        const states = await new RedisExitHealth(redis, keys, EXIT_HEALTH_DEFAULTS).statuses();
+        const rows = exitRows(pools, states);
+        out(values.json ? JSON.stringify({ source: pools.source, exits: rows }, null, 2) : formatExitRows(rows, pools.source));
         return 0;
       }
       case "upstream status": {

@@ -8,6 +8,12 @@ import type { PublishedStatus } from "@serp/store";
 import {
   createUpstream,
   formatCanary,
+  GATEWAY,
+  poolsOfList,
+  proxyLabel,
+  readExitsFile,
+  type ExitsConfig,
+  type ExitStatus,
   PROFILE_SETS,
   runCanary,
   readUpstreamEnv,
@@ -64,4 +70,55 @@ export function formatStatuses(entries: PublishedStatus<WorkerUpstreamStatus>[])
     lines.push(fmt(head), ...rows.map(fmt));
   }
   return lines.join("\n");
+}
+
+/** One exit as `upstream proxies` lists it. */
+export interface ExitRow {
+  pool: string;
+  tier: number;
+  kind: "static" | "gateway";
+  countries: string;
+  /** A static proxy's `host:port`, `gateway` for a gateway pool's own health: never credentials. */
+  exit: string;
+  state: "ok" | "resting" | "probe due" | "probing";
+  strikes: number;
+  reason?: string;
+  restUntil?: string;
+}
+
+/**
+ * The pools the workers' settings name (UPSTREAM_PROXIES_FILE or UPSTREAM_PROXIES: labels only) and
+ * each exit's state as the fleet keeps it in Redis (exits that rest, or healed).
+ */
+export function exitRows(config: ExitsConfig, states: ExitStatus[], now = Date.now()): ExitRow[] {
+  const rows: ExitRow[] = [];
+  const stateOf = (pool: string, exit: string) => states.find((s) => s.pool === pool && s.exit === exit);
+  for (const p of config.pools) {
+    const exits = p.gateway ? [GATEWAY] : (p.proxies ?? []).map(proxyLabel);
+    for (const exit of exits) {
+      const s = stateOf(p.name, exit);
+      const state: ExitRow["state"] = !s || s.strikes === 0 ? "ok" : now < s.until ? "resting" : now < s.probeUntil ? "probing" : "probe due";
+      rows.push({
+        pool: p.name, tier: p.tier, kind: p.gateway ? "gateway" : "static", countries: p.countries?.join(",") ?? "any", exit, state, strikes: s?.strikes ?? 0,
+        ...(s?.reason ? { reason: s.reason } : {}),
+        ...(s && now < s.until ? { restUntil: new Date(s.until).toISOString() } : {}),
+      });
+    }
+  }
+  return rows;
+}
+
+export function formatExitRows(rows: ExitRow[], source: string): string {
+  if (!rows.length) return `no proxy pools (${source}): requests go out directly`;
+  const head = ["pool", "tier", "kind", "countries", "exit", "state", "strikes", "reason", "rest until"];
+  const body = rows.map((r) => [r.pool, String(r.tier), r.kind, r.countries, r.exit, r.state, String(r.strikes), r.reason ?? "-", r.restUntil?.slice(11, 19).concat("Z") ?? "-"]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
+  return [`pools from ${source}`, line(head), ...body.map(line)].join("\n");
+}
+
+/** The pools from the workers' settings (the file is read as a worker reads it; a bad one is an error naming the field). */
+export function configuredPools(): ExitsConfig {
+  const env = readUpstreamEnv(process.env);
+  return env.UPSTREAM_PROXIES_FILE ? readExitsFile(env.UPSTREAM_PROXIES_FILE) : poolsOfList(env.UPSTREAM_PROXIES ?? []);
 }

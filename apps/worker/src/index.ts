@@ -2,8 +2,8 @@ import type { Worker } from "bullmq";
 import { pino } from "pino";
 import { createMetrics } from "@serp/metrics";
 import { Closers, LogOutput, onShutdown } from "@serp/shared";
-import { UpstreamStatusBoard } from "@serp/store";
-import { ConfigFileError, createUpstream, upstreamOptionsOf } from "@serp/upstream";
+import { createRedis, keySpace, RedisExitHealth, UpstreamStatusBoard } from "@serp/store";
+import { CaptchaSolver, captchaOptionsOf, ConfigFileError, createUpstream, exitHealthOptionsOf, upstreamOptionsOf } from "@serp/upstream";
 import { drainWorkers, trackJobsInFlight } from "./drain.js";
 import { loadEnv, webhookOptions } from "./env.js";
 import { startHealthServer, workerReadiness, type HealthServer } from "./health.js";
@@ -20,24 +20,46 @@ const output = new LogOutput();
 function configuration() {
   try {
     const env = loadEnv();
-    return { env, fromEnv: upstreamOptionsOf(env) };
+    return { env, fromEnv: upstreamOptionsOf(env), exitOptions: exitHealthOptionsOf(env), captchaOptions: captchaOptionsOf(env) };
   } catch (err) {
     // Only settings are read here (the upstream's include its CA file): any failure is one.
     pino({ base: { app: "worker" } }, output).fatal(String((err as Error).message ?? err).replace(/\s*\n\s*/g, "; "));
     process.exit(78);
   }
 }
-const { env, fromEnv } = configuration();
+const { env, fromEnv, exitOptions, captchaOptions } = configuration();
 const { WORKER_SHUTDOWN_TIMEOUT_MS } = env;
 /** Past the deadline, handing jobs back and closing get this long; then the process exits regardless. */
 const STOP_MARGIN_MS = 2_000;
 const logger = pino({ level: env.LOG_LEVEL, base: { app: "worker", queues: env.WORKER_QUEUES.join(",") } }, output);
 const metrics = createMetrics("worker");
+/** Exit health lives in Redis, so an exit one worker saw blocked rests for the whole fleet (docs/proxies.md). */
+const exitRedis = createRedis(env.REDIS_URL, "command", "worker-exits");
+exitRedis.on("error", (err) => logger.debug({ err: err.message }, "redis exits error"));
 const upstream = configured(() =>
-  createUpstream({ ...fromEnv, parseThreads: env.PARSE_THREADS }, { log: (level, msg, fields) => logger[level](fields ?? {}, msg) }),
+  createUpstream(
+  { ...fromEnv, parseThreads: env.PARSE_THREADS },
+  {
+    log: (level, msg, fields) => logger[level](fields ?? {}, msg),
+    exitHealth: new RedisExitHealth(exitRedis, keySpace(env.SERP_PREFIX), exitOptions),
+    exitEvents: { sessionOpened: (pool) => metrics.exitSessions.inc({ pool }), sessionClosed: (pool) => metrics.exitSessions.dec({ pool }) },
+    // The opt-in CAPTCHA rung (README "CAPTCHA solving"): off unless CAPTCHA_SOLVER_URL and _KEY are set.
+    ...(captchaOptions
+      ? {
+          captcha: new CaptchaSolver({ ...captchaOptions, redis: exitRedis, redisKey: `${env.SERP_PREFIX}:captcha:solves` }),
+          onCaptcha: ({ pool, result, cost }) => {
+            if (result === "met") metrics.captchas.inc({ pool });
+            else metrics.captchaSolves.inc({ pool, result });
+            if (cost) metrics.captchaCost.inc({ pool }, cost);
+          },
+        }
+      : {}),
+  },
+  ),
 );
+if (captchaOptions) logger.warn({ maxPerHour: captchaOptions.maxPerHour }, "CAPTCHA solving is ON (CAPTCHA_SOLVER_URL): /sorry/ pages are solved through a paid solver; see the README's legal note");
 
-/** The configuration files (profile table, geotargets) are settings too: a bad one is one fatal line, then exit 78. */
+/** The configuration files (profile table, geotargets, proxies) are settings too: a bad one is one fatal line, then exit 78. */
 function configured<T>(load: () => T): T {
   try {
     return load();
@@ -81,6 +103,7 @@ const health: HealthServer | undefined =
 const closers = new Closers();
 if (health) closers.add("health server", () => health.close());
 closers.add("upstream", () => upstream.close());
+closers.add("redis exits", () => exitRedis.quit().then(() => undefined, () => exitRedis.disconnect()));
 onShutdown(closers, {
   deadlineMs: 5_000,
   // The drain's own bound (below) comes first; this one also covers the closers after it.

@@ -13,7 +13,7 @@ import {
   type ServedLayout,
 } from "@serp/shared";
 import type { Metrics } from "@serp/metrics";
-import { resultFromCache, type JobStore, type QueueProcessor, type RawPageStore, type ScrapePayload, type scrapePayloadSchema, type UpstreamPageText } from "@serp/store";
+import { resultFromCache, type JobExit, type JobStore, type QueueProcessor, type RawPageStore, type ScrapePayload, type scrapePayloadSchema, type UpstreamPageText } from "@serp/store";
 import { UpstreamFailure, outcomeOf, type TryOutcome } from "@serp/upstream";
 import { beforeFetch, type WorkerCache } from "./cache.js";
 import type { FairShare } from "./fair-share.js";
@@ -41,7 +41,10 @@ export interface Scraper {
     endpoint: E,
     params: JobParams,
     signal?: AbortSignal,
-  ): Promise<{ blocks: BlocksByEndpoint[E]; layout?: ServedLayout; upstreamUrl: string; tries?: readonly TriedRung[]; skipped?: readonly SkippedRung[]; page?: UpstreamPageText; coverage?: ParseCoverage }>;
+  ): Promise<{
+    blocks: BlocksByEndpoint[E]; layout?: ServedLayout; upstreamUrl: string; tries?: readonly TriedRung[]; skipped?: readonly SkippedRung[]; page?: UpstreamPageText; coverage?: ParseCoverage;
+    exit?: JobExit;
+  }>;
 }
 
 /** One upstream request of a job, as the metrics count it. */
@@ -49,6 +52,10 @@ export interface TriedRung {
   outcome: string;
   profile?: string;
   proxy?: string;
+  /** The pool it left through, the exit as metrics label it, and the bytes it moved. */
+  pool?: string;
+  exitLabel?: string;
+  bytes?: number;
   /** How much of the page the parse understood, when a page was parsed. */
   coverage?: ParseCoverage;
 }
@@ -141,7 +148,11 @@ function runJob({ jobs, scraper, logger, metrics, onFinal, rawPages, cache }: Pr
     const countTries = (tries: readonly TriedRung[] | undefined, skipped: readonly SkippedRung[] | undefined) => {
       for (const t of tries ?? []) {
         metrics?.upstreamResponses.inc({ endpoint, outcome: t.outcome });
-        if (t.profile) metrics?.upstreamTries.inc({ profile: t.profile, proxy: t.proxy ?? "direct", outcome: outcomeOf(t.outcome as TryOutcome) });
+        if (t.profile) metrics?.upstreamTries.inc({ profile: t.profile, proxy: t.exitLabel ?? (t.proxy ? "*" : "direct"), outcome: outcomeOf(t.outcome as TryOutcome) });
+        if (t.pool) {
+          metrics?.exitTries.inc({ pool: t.pool, exit: t.exitLabel ?? "*", outcome: outcomeOf(t.outcome as TryOutcome) });
+          if (t.bytes) metrics?.exitBytes.inc({ pool: t.pool }, t.bytes);
+        }
         const c = t.coverage;
         if (c && c.layout !== "none") metrics?.parseCoverage.observe({ endpoint, layout: c.layout }, c.ratio);
         // Below the kind's threshold: the page was not taken. Said once per page, as a layout change shows first.
@@ -153,12 +164,12 @@ function runJob({ jobs, scraper, logger, metrics, onFinal, rawPages, cache }: Pr
     };
     const settle = async (
       status: "completed" | "failed", error: string | null, result: ReturnType<typeof buildResult> | null, upstreamUrl?: string, coverage?: ParseCoverage,
-      cachedFrom?: string,
+      cachedFrom?: string, exit?: JobExit,
     ) => {
       const latencyMs = Math.round(performance.now() - started);
       const credits = cachedFrom !== undefined ? (cache?.hitCredits ?? 1) : creditsFor(endpoint, status, result ?? undefined);
       const changed = await jobs.finalize(jobId, record.accountId, {
-        status, credits, latencyMs, error, result, upstreamUrl, coverage, completedAt: new Date().toISOString(),
+        status, credits, latencyMs, error, result, upstreamUrl, coverage, exit, completedAt: new Date().toISOString(),
         ...(cachedFrom !== undefined ? { cacheHit: { from: cachedFrom } } : {}),
       });
       if (changed) {
@@ -186,7 +197,8 @@ function runJob({ jobs, scraper, logger, metrics, onFinal, rawPages, cache }: Pr
       const result = buildResult(endpoint, params, outcome.blocks, outcome.layout);
       // Identical jobs waiting for this fetch are woken by the fill, while this one settles.
       const filling = cached.fill?.done(result, outcome.upstreamUrl).catch((err: Error) => log.warn({ err: err.message }, "result not cached"));
-      const changed = await settle("completed", null, result, outcome.upstreamUrl, outcome.coverage);
+      if (outcome.exit?.fallback) metrics?.exitCountryFallbacks.inc({ pool: outcome.exit.pool, country: outcome.exit.country });
+      const changed = await settle("completed", null, result, outcome.upstreamUrl, outcome.coverage, undefined, outcome.exit);
       // The page is compressed and kept once the job is settled: the live answer never waits on it, nor
       // shares the CPU with it. A reader that comes at once waits the few ms left (apps/api/src/jobs/raw-page.ts).
       const keeping = outcome.page && rawPages?.enabled ? rawPages.keep(jobId, endpoint, outcome.page).catch((err: Error) => log.warn({ err: err.message }, "raw page not kept")) : undefined;
@@ -202,7 +214,7 @@ function runJob({ jobs, scraper, logger, metrics, onFinal, rawPages, cache }: Pr
           log.warn({ kind: err.kind, attemptsLeft, rungs: err.rungs }, "transient upstream fault; retrying later");
           throw new RetryLater(err.message);
         }
-        await settle("failed", err.message, null, undefined, err.coverage);
+        await settle("failed", err.message, null, undefined, err.coverage, undefined, err.exit);
         log.warn({ kind: err.kind, rungs: err.rungs }, "job failed");
         return;
       }

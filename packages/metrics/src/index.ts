@@ -42,6 +42,21 @@ export function createMetrics(app: "api" | "worker") {
       buckets: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1], registers: r,
     }),
     /** Rungs passed over because a breaker rested (`profile`, or `profile@proxy`). */
+    /**
+     * Exits (docs/proxies.md): every try through a pool by outcome, with the exit where the pool is a
+     * short static list (`*` for a gateway's sessions or a long list, so labels stay few).
+     */
+    exitTries: new Counter({ name: "serp_exit_tries_total", help: "Upstream tries per proxy pool, exit and outcome", labelNames: ["pool", "exit", "outcome"], registers: r }),
+    /** Bytes moved through each pool (request and response; a browser page's subresources too). */
+    exitBytes: new Counter({ name: "serp_exit_bytes_total", help: "Bytes moved through each proxy pool", labelNames: ["pool"], registers: r }),
+    /** Searches served by a pool without countries because no pool lists the search's country. */
+    exitCountryFallbacks: new Counter({ name: "serp_exit_country_fallbacks_total", help: "Searches served by a pool without countries because no pool lists the country", labelNames: ["pool", "country"], registers: r }),
+    /** Sessions open now per pool. */
+    exitSessions: new Gauge({ name: "serp_exit_sessions", help: "Proxy sessions open per pool", labelNames: ["pool"], registers: r }),
+    /** CAPTCHA (/sorry/) pages met per pool, solves by result, and what the solves cost (US dollars). */
+    captchas: new Counter({ name: "serp_captchas_total", help: "CAPTCHA pages met per pool", labelNames: ["pool"], registers: r }),
+    captchaSolves: new Counter({ name: "serp_captcha_solves_total", help: "CAPTCHA solves per pool and result (solved, failed, capped)", labelNames: ["pool", "result"], registers: r }),
+    captchaCost: new Counter({ name: "serp_captcha_cost_dollars_total", help: "What the CAPTCHA solves cost, in US dollars", labelNames: ["pool"], registers: r }),
     upstreamSkips: new Counter({ name: "serp_upstream_skipped_total", help: "Upstream rungs skipped while their breaker rests", labelNames: ["profile", "breaker"], registers: r }),
     /** Each breaker's state: 0 closed, 1 probing, 2 open (resting). `proxy` is empty for a profile's own breaker. */
     upstreamBreakerState: new Gauge({ name: "serp_upstream_breaker_state", help: "Breaker state per profile and per profile and proxy (0 closed, 1 probing, 2 open)", labelNames: ["profile", "proxy"], registers: r }),

@@ -4,6 +4,7 @@
  * UPSTREAM_BASE_URL=http://127.0.0.1:<port> (https://… with `https`).
  */
 import { stat } from "node:fs/promises";
+import { gzipSync } from "node:zlib";
 import { createServer } from "node:http";
 import { createSecureServer } from "node:http2";
 import type { AddressInfo, Server as NetServer, Socket } from "node:net";
@@ -156,6 +157,14 @@ function routeMatches(route: ReplayRoute, target: Target): boolean {
   return (route.kind === undefined || route.kind === target.kind) && (route.q === undefined || slugOf(route.q) === slugOf(target.key));
 }
 
+/** Each captured page compressed once (pages are read once and kept by the catalog). */
+const GZIPPED = new WeakMap<Buffer, Buffer>();
+function gzipped(body: Buffer): Buffer {
+  let zipped = GZIPPED.get(body);
+  if (!zipped) GZIPPED.set(body, (zipped = gzipSync(body)));
+  return zipped;
+}
+
 export async function startReplayServer(options: ReplayOptions): Promise<ReplayServer> {
   const catalog = new Catalog({ dir: options.dir, defaults: options.defaults, fallback: options.fallback });
   await validate(options, catalog);
@@ -278,7 +287,11 @@ export async function startReplayServer(options: ReplayOptions): Promise<ReplayS
     const page = await pageFor(target);
     if (!page) return send(res, 404, errorPage(404, url.pathname));
     const headers = { ...faultHeader, "content-type": page.contentType, "x-replay-file": page.name };
-    if (mode !== "truncate") return send(res, page.status, page.body, headers);
+    if (mode !== "truncate") {
+      // Compressed for a client that asks, as the upstream's pages are (what crosses a proxy is this size).
+      if (!/\bgzip\b/.test(String(req.headers["accept-encoding"] ?? ""))) return send(res, page.status, page.body, headers);
+      return send(res, page.status, gzipped(page.body), { ...headers, "content-encoding": "gzip", vary: "accept-encoding" });
+    }
     // No content-length: the response ends cleanly, just short.
     if (isGone(res)) return;
     res.writeHead(page.status, headers);

@@ -4,9 +4,10 @@
  * Each served page is recognised by a marker known to be in that captured file (its title or kEI).
  */
 import { readFileSync, statSync } from "node:fs";
-import { request } from "node:http";
+import { get as httpGet, request } from "node:http";
 import { connect } from "node:net";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import { FIXTURES_DIR, fixturesAvailable } from "./fixtures-dir.js";
 import { startReplayServer, type ReplayServer } from "../src/index.js";
 import { NO_RESULTS_NAME as NO_RESULTS } from "../src/server.js";
@@ -52,7 +53,8 @@ type Fixture = keyof typeof MARKER;
 const fileSize = (fixture: string) => statSync(join(FIXTURES_DIR, fixture)).size;
 
 async function get(server: ReplayServer, path: string, userAgent = UA.desktop, init: RequestInit = {}) {
-  const res = await fetch(`${server.url}${path}`, { redirect: "manual", ...init, headers: { "user-agent": userAgent } });
+  // identity: the page as captured, byte for byte (a client that accepts gzip gets it compressed).
+  const res = await fetch(`${server.url}${path}`, { redirect: "manual", ...init, headers: { "user-agent": userAgent, "accept-encoding": "identity" } });
   return { status: res.status, headers: res.headers, body: await res.text() };
 }
 
@@ -146,6 +148,20 @@ describeIfFixtures("replay upstream", () => {
       const page = await get(server, "/search?q=coffee");
       expect(page.headers.get("content-type")).toBe("text/html; charset=UTF-8");
       expect(Number(page.headers.get("content-length"))).toBe(fileSize("web/coffee-desktop-2023.html"));
+    });
+
+    test("a page is gzipped for a client that accepts it (what crosses a proxy is the compressed size), else sent as is", async () => {
+      const zipped = await new Promise<{ encoding?: string; length: number }>((done, fail) => {
+        httpGet(`${server.url}/search?q=coffee`, { headers: { "accept-encoding": "gzip, deflate, br", "user-agent": UA.desktop } }, (res) => {
+          let length = 0;
+          res.on("data", (d: Buffer) => (length += d.length));
+          res.on("end", () => done({ encoding: res.headers["content-encoding"], length }));
+        }).on("error", fail);
+      });
+      expect(zipped.encoding).toBe("gzip");
+      expect(zipped.length).toBe(gzipSync(readFileSync(join(FIXTURES_DIR, "web/coffee-desktop-2023.html"))).length);
+      const plain = await get(server, "/search?q=coffee");
+      expect(plain.headers.get("content-encoding")).toBeNull();
     });
   });
 

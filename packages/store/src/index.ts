@@ -20,3 +20,4 @@ export * from "./pg/accounts.js";
 export * from "./ledger-stream.js";
 export * from "./pg/reconcile.js";
 export * from "./env.js";
+export * from "./exit-health.js";

@@ -17,6 +17,17 @@ export interface JobRecord {
    * failed job the best page tried): for operators, never in the customer's job JSON.
    */
   coverage?: ParseCoverage;
+  /** The proxy pool, its tier and the country that served the job (never credentials): for operators only. */
+  exit?: JobExit;
+}
+
+/** Which exit served a job (the upstream's ExitRecord). */
+export interface JobExit {
+  pool: string;
+  tier: number;
+  country: string;
+  /** No pool lists the country: a pool without countries served it. */
+  fallback?: true;
 }
 
 /** The job as its owner reads it (GET /v1/jobs/{id}, webhooks): the result only once completed. */
@@ -54,6 +65,8 @@ export interface Final {
   cacheHit?: { from: string };
   /** The parse's coverage figure, kept on the record for operators. */
   coverage?: ParseCoverage;
+  /** The exit that served it (or last tried, for a failed job), kept on the record for operators. */
+  exit?: JobExit;
 }
 
 export type SubmitOutcome = "created" | "insufficient_credits" | "no_account" | "concurrency_limited" | "replay" | "key_reused";
@@ -203,6 +216,7 @@ export class JobStore {
       upstreamUrl: f.upstreamUrl ?? "",
       cachedFrom: f.cacheHit?.from ?? "",
       coverage: f.coverage ? JSON.stringify(f.coverage) : "",
+      exit: f.exit ? JSON.stringify(f.exit) : "",
     });
     return r === 1;
   }
@@ -243,5 +257,6 @@ export function fromHash(h: Record<string, string>): JobRecord {
   };
   if (h.cachedFrom) record.cachedFrom = h.cachedFrom;
   if (h.coverage) record.coverage = JSON.parse(h.coverage) as ParseCoverage;
+  if (h.exit) record.exit = JSON.parse(h.exit) as JobExit;
   return record;
 }

@@ -51,6 +51,10 @@ export function keySpace(prefix: string) {
     rawPage: (jobId: string) => `${prefix}:raw:${jobId}`,
     /** Job ids with a kept page, scored by when it was kept (ms): what `reparse` walks. */
     rawPages: () => `${prefix}:raw-pages`,
+    /** An exit's health (exit-health.ts): strikes, rest and probe, shared by every worker. */
+    exitHealth: (pool: string, exit: string) => `${prefix}:exit:${pool}:${exit}`,
+    /** The exits with a health record, scored by when it expires (ms): what `upstream proxies` lists. */
+    exitIndex: () => `${prefix}:exits`,
   };
 }
 export type KeySpace = ReturnType<typeof keySpace>;

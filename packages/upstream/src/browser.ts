@@ -15,10 +15,18 @@
  * A request renders in a context made for its settings (the proxy, locale, time zone and viewport of
  * the job's device, the agent); the context and an idle page are kept for the next request with the
  * same settings, since a new context and its renderer process cost more than the page itself
- * (measured: ~0.6 CPU-s and ~330 ms for an empty page here). Images, fonts, media and every
- * third-party host are blocked, since only the HTML is read. What a challenge earned (its cookies) is
+ * (measured: ~0.6 CPU-s and ~330 ms for an empty page here). What a challenge earned (its cookies) is
  * kept per proxy for BROWSER_COOKIE_TTL_MS, so one challenge serves many jobs. Automation is not
  * announced: no `navigator.webdriver`, no "Headless" in the agent or its client hints.
+ *
+ * What a page costs: once an exit has had a page that was no challenge, its pages are read as they
+ * arrive (the document through Chromium's network stack, cookies and exit; the renderer gets an empty
+ * page), since the browser is needed for its network stack and cookies, not its rendering: ~0.2
+ * CPU-s a page against ~0.7 rendered. A page is rendered the first time and whenever a challenge must
+ * run (or always, BROWSER_RENDER_ALWAYS); its DOM is read once settled, never after a fixed wait. A
+ * rendered page fetches only what the parse can need (images, fonts, media, pings, prefetches, logging
+ * XHRs and third-party hosts are blocked) and takes the upstream's script and style files from a
+ * per-process cache once seen. Every result says the bytes it moved through its exit.
  *
  * The pool: BROWSER_CONCURRENCY pages at once per process, the rest wait their turn (never past the
  * request's time limit). A local browser is replaced after BROWSER_RECYCLE_PAGES pages or past
@@ -28,9 +36,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash, X509Certificate } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
-import { chromium, type Browser, type BrowserContext, type Cookie, type Frame, type Page, type Response } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type CDPSession, type Cookie, type Frame, type Page, type Response, type Route } from "playwright-core";
 import { isJsWall, type UpstreamResponse } from "./classify.js";
-import { startRequest, type FetchFailure, type FetchResult, type UpstreamTls } from "./fetch.js";
+import { decode, startRequest, type FetchFailure, type FetchResult, type UpstreamTls } from "./fetch.js";
 import type { Proxy } from "./proxies.js";
 
 export interface BrowserOptions {
@@ -50,6 +58,11 @@ export interface BrowserOptions {
   maxRssMb?: number;
   /** How long a challenge's cookies are reused per proxy. Default 10 min. */
   cookieTtlMs?: number;
+  /**
+   * Default false: a page is read as its document arrives (nothing rendered) and rendered only when
+   * a challenge must run. True renders every page and reads its DOM once settled.
+   */
+  renderAlways?: boolean;
 }
 
 export const BROWSER_DEFAULTS = {
@@ -59,6 +72,7 @@ export const BROWSER_DEFAULTS = {
   recyclePages: 200,
   maxRssMb: 1536,
   cookieTtlMs: 10 * 60_000,
+  renderAlways: false,
 } as const;
 
 /** Flags a closed network needs (no update, sync or first-run traffic), and no automation banner. */
@@ -75,7 +89,16 @@ const LAUNCH_ARGS = [
   "--disable-software-rasterizer",
 ];
 
-const BLOCKED_TYPES = new Set(["image", "font", "media"]);
+/**
+ * What a page may not fetch through the exit, since the parse reads only the HTML: images, fonts,
+ * media, pings and beacons (`<a ping>`, sendBeacon), prefetches and other hints ("other"), manifests,
+ * text tracks, event streams and sockets; and, of the XHRs, the upstream's logging and the
+ * suggestions a focused search box asks for. A navigation is never blocked (a suggestion list is one).
+ */
+const BLOCKED_TYPES = new Set(["image", "font", "media", "ping", "beacon", "other", "manifest", "texttrack", "eventsource", "websocket", "csp_report"]);
+const BLOCKED_PATHS = /^\/(gen_204|client_204|log|complete\/search|async\/bgasy)(\?|\/|$)/;
+/** Static files served from the local cache instead of the exit, once seen. */
+const CACHED_TYPES = new Set(["script", "stylesheet"]);
 
 /**
  * A headless page's window reports an outer size of 0 × 0 until it is first laid out (seen on a
@@ -99,6 +122,8 @@ const TIME_ZONES: Record<string, string> = {
 
 export interface BrowserRequest {
   url: string;
+  /** Cookies the request's session holds (an exemption a solved /sorry/ page earned), set on its context. */
+  cookies?: ReadonlyMap<string, string>;
   /** Sent with every request of the page (accept-language, and the profile's own). */
   headers: Record<string, string>;
   /** The profile's agent; unset: the browser's own, without "Headless". */
@@ -109,6 +134,14 @@ export interface BrowserRequest {
   proxy?: Proxy;
   signal?: AbortSignal;
 }
+
+/** Bytes one request moved through its exit: what was sent (`up`) and received (`down`), every subresource included. */
+export interface ByteCount {
+  up: number;
+  down: number;
+}
+
+export type BrowserFetchResult = FetchResult & { bytes: ByteCount };
 
 export interface BrowserFetchSettings {
   timeoutMs: number;
@@ -133,6 +166,9 @@ interface Tab {
   idle: Page[];
   lastUsed: number;
 }
+
+/** A browser's memory is checked after every this many pages. */
+const MEMORY_CHECK_EVERY = 8;
 
 /** Contexts kept per browser, and idle pages per context (about 20-40 MB of renderer each). */
 const MAX_TABS = 16;
@@ -176,6 +212,10 @@ export class BrowserPool {
   private current?: Promise<Live>;
   private readonly all = new Set<Live>();
   private readonly cookies = new Map<string, { cookies: Cookie[]; until: number }>();
+  /** Exits (proxy and host) whose last page was no challenge, until when: their pages are read raw. */
+  private readonly cleared = new Map<string, number>();
+  /** The upstream's script and style files, kept across pages and contexts. */
+  readonly statics = new StaticCache();
   private xvfb?: { process: ChildProcess; display: string };
   private closed = false;
   /** Browsers started (or connections made) so far, and pages rendered. */
@@ -194,33 +234,55 @@ export class BrowserPool {
     return Boolean(this.o.cdpUrl || this.o.wsEndpoint);
   }
 
-  /** Renders the page. Resolves with a response or a failure; rejects only when `req.signal` aborts. */
-  async fetch(req: BrowserRequest, settings: BrowserFetchSettings): Promise<FetchResult> {
+  /**
+   * Fetches the page through the browser: its document as it arrives, or rendered when a challenge
+   * must run (or `renderAlways`). Resolves with a response or a failure, and the bytes it moved
+   * through the exit; rejects only when `req.signal` aborts.
+   */
+  async fetch(req: BrowserRequest, settings: BrowserFetchSettings): Promise<BrowserFetchResult> {
     const { ms, timeout, signal } = startRequest(req.signal, settings.timeoutMs);
+    const deadline = performance.now() + settings.timeoutMs;
     let release: (() => void) | undefined;
     let live: Live | undefined;
     let tab: Tab | undefined;
     let page: Page | undefined;
+    let meter: Meter | undefined;
     let reusable = false;
+    const result = (r: FetchResult): BrowserFetchResult => ({ ...r, bytes: meter ? meter.total() : { up: 0, down: 0 } });
     try {
       release = await this.slots.acquire(signal);
       live = await this.browser();
       live.inFlight++;
       tab = await this.tab(live, req);
+      if (req.cookies?.size) {
+        const origin = new URL(req.url).origin;
+        await tab.context.addCookies([...req.cookies].map(([name, value]) => ({ name, value, url: origin })));
+      }
       page = tab.idle.pop() ?? (await this.page(tab, req));
-      const response = await this.render(page, req, settings, signal);
-      if (!response) return fail("network", "the page gave no response", ms());
+      const tap = TAPS.get(page)!;
+      meter = tap.meter = new Meter();
+      // Raw once this exit has had a page that was not a challenge (the cookie it needs is held);
+      // until then, and whenever the raw answer is a challenge after all, the page is rendered.
+      const cleared = !this.o.renderAlways && (this.cleared.get(this.cookieKey(req)) ?? 0) > Date.now();
+      let response = cleared ? await this.raw(page, tap, req, settings, signal) : undefined;
+      if (!response || isJsWall(response.body)) response = await this.render(page, req, settings, signal, deadline);
+      if (!response) return result(fail("network", "the page gave no response", ms()));
       reusable = true;
-      if (Buffer.byteLength(response.body) > settings.maxBodyBytes) return fail("too_large", `body over ${settings.maxBodyBytes} bytes`, ms());
+      if (Buffer.byteLength(response.body) > settings.maxBodyBytes) return result(fail("too_large", `body over ${settings.maxBodyBytes} bytes`, ms()));
       await this.keepCookies(tab.context, req);
-      return { ok: true, response, ms: ms() };
+      if (!isJsWall(response.body)) this.clear(this.cookieKey(req));
+      return result({ ok: true, response, ms: ms() });
     } catch (error) {
       if (req.signal?.aborted) throw req.signal.reason ?? error;
-      if (timeout.aborted) return fail("timeout", `no page within ${settings.timeoutMs} ms`, ms());
+      if (timeout.aborted) return result(fail("timeout", `no page within ${settings.timeoutMs} ms`, ms()));
       const detail = (error as Error).message?.split("\n")[0] ?? String(error);
-      if (live && !live.browser.isConnected()) return fail("network", `browser crashed or disconnected: ${detail}`, ms());
-      return fail("network", `browser: ${detail}`, ms());
+      if (live && !live.browser.isConnected()) return result(fail("network", `browser crashed or disconnected: ${detail}`, ms()));
+      return result(fail("network", `browser: ${detail}`, ms()));
     } finally {
+      if (page) {
+        const tap = TAPS.get(page);
+        if (tap) tap.meter = undefined;
+      }
       if (page && tab && live) {
         // A page that answered goes back for the next request with the same settings; any other is
         // closed, and a browser that cannot even close a page is hung: it is replaced.
@@ -231,7 +293,9 @@ export class BrowserPool {
         live.inFlight--;
         live.pages++;
         this.counts.pages++;
-        if (!this.remote && (live.pages >= this.o.recyclePages || rssMb(live.pid) > this.o.maxRssMb)) this.retire(live);
+        // Memory is read every few pages: /proc's page walk costs about what a raw page does.
+        const memoryDue = live.pages % MEMORY_CHECK_EVERY === 0;
+        if (!this.remote && (live.pages >= this.o.recyclePages || (memoryDue && overMemory(live.pid, this.o.maxRssMb)))) this.retire(live);
         if (live.retiring && live.inFlight === 0) void this.shut(live);
       }
       release?.();
@@ -313,6 +377,7 @@ export class BrowserPool {
   private async page(tab: Tab, req: BrowserRequest): Promise<Page> {
     const page = await tab.context.newPage();
     await announceAsChrome(tab.context, page, req);
+    TAPS.set(page, await tapOf(tab.context, page));
     return page;
   }
 
@@ -332,17 +397,9 @@ export class BrowserPool {
       ...(proxy ? { proxy } : {}),
     });
     const host = new URL(req.url).host;
-    await context.route("**/*", (route) => {
-      const request = route.request();
-      let sameHost = false;
-      try {
-        sameHost = new URL(request.url()).host === host;
-      } catch {
-        /* data: and blob: URLs have no host */
-      }
-      if (BLOCKED_TYPES.has(request.resourceType()) || !sameHost) return route.abort("blockedbyclient");
-      return route.continue();
-    });
+    await context.route("**/*", (route) => this.route(route, host));
+    // A static file that came through the exit is kept for every later page (of any context).
+    context.on("response", (response) => this.statics.keep(response));
     await context.addInitScript(OUTER_SIZE);
     const kept = this.cookies.get(this.cookieKey(req));
     if (kept && kept.until > Date.now()) await context.addCookies(kept.cookies);
@@ -350,11 +407,76 @@ export class BrowserPool {
   }
 
   /**
+   * The document as it arrives, through the browser's own network stack, cookies and exit: the
+   * response is taken at the network layer and the renderer is handed an empty page instead, so
+   * nothing is parsed, styled, laid out or run (the parse reads the HTML the upstream sent, which
+   * parses as the rendered page does). Redirects are followed as a browser follows them; a
+   * challenge in the answer is left to `render`. Undefined when no document came.
+   */
+  private async raw(page: Page, tap: Tap, req: BrowserRequest, settings: BrowserFetchSettings, signal: AbortSignal): Promise<UpstreamResponse | undefined> {
+    const { session } = tap;
+    let taken: (response: UpstreamResponse | undefined) => void = () => undefined;
+    const arrived = new Promise<UpstreamResponse | undefined>((done) => (taken = done));
+    const onPaused = (event: PausedResponse) => {
+      void this.take(session, tap, event).then(
+        (response) => response && taken(response),
+        () => {
+          // Not readable after all: the browser has it as it came, and the page is rendered instead.
+          void session.send("Fetch.continueRequest", { requestId: event.requestId }).catch(() => undefined);
+          taken(undefined);
+        },
+      );
+    };
+    const aborted = new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
+    aborted.catch(() => undefined);
+    session.on("Fetch.requestPaused", onPaused);
+    try {
+      await session.send("Fetch.enable", { patterns: [{ urlPattern: "*", resourceType: "Document", requestStage: "Response" }] });
+      const [, response] = await Promise.race([Promise.all([page.goto(req.url, { waitUntil: "commit", timeout: settings.timeoutMs }), arrived]), aborted]);
+      return response;
+    } finally {
+      session.off("Fetch.requestPaused", onPaused);
+      await session.send("Fetch.disable").catch(() => undefined);
+    }
+  }
+
+  /** One paused main-document response: a redirect goes on; the last answer is kept and an empty page given in its place. */
+  private async take(session: CDPSession, tap: Tap, event: PausedResponse): Promise<UpstreamResponse | undefined> {
+    const status = event.responseStatusCode ?? 0;
+    const headerList = event.responseHeaders ?? [];
+    const headers: Record<string, string> = {};
+    for (const { name, value } of headerList) {
+      const key = name.toLowerCase();
+      headers[key] = headers[key] === undefined ? value : `${headers[key]}${key === "set-cookie" ? "\n" : ", "}${value}`;
+    }
+    if (status >= 300 && status < 400 && headers.location) {
+      await session.send("Fetch.continueRequest", { requestId: event.requestId });
+      return undefined;
+    }
+    const { body, base64Encoded } = await session.send("Fetch.getResponseBody", { requestId: event.requestId });
+    const bytes = Buffer.from(body, base64Encoded ? "base64" : "utf8");
+    // What crossed the exit: the status line and headers, and the body as sent (its declared length
+    // when the server gave one, which is the compressed size; else the size as decoded).
+    const declared = Number(headers["content-length"]);
+    const wire = Number.isFinite(declared) && declared >= 0 && headers["content-length"] !== undefined ? declared : bytes.length;
+    if (event.networkId) tap.meter?.counted(event.networkId, STATUS_LINE + headerBytes(headerList) + wire);
+    // The page's cookies still come from its headers; the renderer gets an empty document.
+    await session.send("Fetch.fulfillRequest", {
+      requestId: event.requestId,
+      responseCode: status || 200,
+      responseHeaders: headerList.filter(({ name }: { name: string }) => !/^(content-length|content-encoding|content-type|transfer-encoding)$/i.test(name)).concat({ name: "content-type", value: "text/html" }),
+      body: EMPTY_PAGE,
+    });
+    const contentType = headers["content-type"];
+    return { statusCode: status, headers, body: /html|xml|json|text/i.test(contentType ?? "html") ? decode(bytes, contentType) : bytes.toString("latin1"), url: event.request.url };
+  }
+
+  /**
    * Opens the page and follows what its own scripts do (a challenge sets its cookie and reloads)
    * until the main document settles: the last main-frame response's status and headers, the
    * rendered HTML, and the URL the page ended on (a /sorry/ redirect is a block).
    */
-  private async render(page: Page, req: BrowserRequest, settings: BrowserFetchSettings, signal: AbortSignal): Promise<UpstreamResponse | undefined> {
+  private async render(page: Page, req: BrowserRequest, settings: BrowserFetchSettings, signal: AbortSignal, deadline: number): Promise<UpstreamResponse | undefined> {
     let last: Response | undefined;
     let navigations = 0;
     let navigated: () => void = () => undefined;
@@ -369,7 +491,7 @@ export class BrowserPool {
     page.on("response", onResponse);
     page.on("framenavigated", onNavigated);
     try {
-      return await this.follow(page, req, settings, signal, () => last, () => navigations, (done) => (navigated = done));
+      return await this.follow(page, req, settings, signal, deadline, () => last, () => navigations, (done) => (navigated = done));
     } finally {
       page.off("response", onResponse);
       page.off("framenavigated", onNavigated);
@@ -381,6 +503,7 @@ export class BrowserPool {
     req: BrowserRequest,
     settings: BrowserFetchSettings,
     signal: AbortSignal,
+    deadline: number,
     lastResponse: () => Response | undefined,
     navigations: () => number,
     onNavigation: (done: () => void) => void,
@@ -392,6 +515,8 @@ export class BrowserPool {
     for (let round = 0; round < MAX_CHALLENGE_ROUNDS; round++) {
       const seen = navigations();
       try {
+        // The DOM is read once the results region is complete, never after a fixed wait.
+        await Promise.race([settled(page, deadline), aborted]);
         body = await Promise.race([page.content(), aborted]);
       } catch (error) {
         if (signal.aborted) throw error;
@@ -415,6 +540,30 @@ export class BrowserPool {
     return { statusCode: last.status(), headers, body, url: page.url() };
   }
 
+  /** Marks an exit past its challenge for the cookie's lifetime (expired marks go once there are many). */
+  private clear(key: string): void {
+    const now = Date.now();
+    if (this.cleared.size >= 10_000) for (const [k, until] of this.cleared) if (until <= now) this.cleared.delete(k);
+    this.cleared.set(key, now + this.o.cookieTtlMs);
+  }
+
+  /** Only the page's own host, nothing the parse does not need, and static files from the local cache once seen. */
+  private route(route: Route, host: string): Promise<void> {
+    const request = route.request();
+    let url: URL | undefined;
+    try {
+      url = new URL(request.url());
+    } catch {
+      /* data: and blob: URLs have no host */
+    }
+    if (!url || url.host !== host) return route.abort("blockedbyclient");
+    if (request.isNavigationRequest()) return route.continue();
+    if (BLOCKED_TYPES.has(request.resourceType()) || BLOCKED_PATHS.test(url.pathname)) return route.abort("blockedbyclient");
+    const cached = CACHED_TYPES.has(request.resourceType()) && request.method() === "GET" ? this.statics.get(url.href) : undefined;
+    if (cached) return route.fulfill(cached);
+    return route.continue();
+  }
+
   private cookieKey(req: BrowserRequest): string {
     return `${req.proxy?.label ?? "direct"} ${new URL(req.url).host}`;
   }
@@ -434,7 +583,11 @@ export class BrowserPool {
   private async shut(live: Live): Promise<void> {
     this.all.delete(live);
     await withTimeout(live.browser.close(), 5_000).catch(() => {
-      if (live.pid) process.kill(live.pid, "SIGKILL");
+      try {
+        if (live.pid) process.kill(live.pid, "SIGKILL");
+      } catch {
+        /* it exited meanwhile */
+      }
     });
   }
 
@@ -452,6 +605,195 @@ export class BrowserPool {
     this.xvfb = { process: child, display };
     return display;
   }
+}
+
+/** The parts of a CDP Fetch.requestPaused event (response stage) read here. */
+interface PausedResponse {
+  requestId: string;
+  networkId?: string;
+  request: { url: string };
+  responseStatusCode?: number;
+  responseHeaders?: { name: string; value: string }[];
+}
+
+/** Every page's own CDP session: its raw document interception and its byte meter. */
+interface Tap {
+  session: CDPSession;
+  /** The request now using the page, counting its bytes. */
+  meter?: Meter;
+}
+const TAPS = new WeakMap<Page, Tap>();
+
+/** The renderer's stand-in for a document read raw. */
+const EMPTY_PAGE = Buffer.from("<!doctype html><title></title>").toString("base64");
+/** "HTTP/1.1 200 OK\r\n" and the blank line after the headers. */
+const STATUS_LINE = 19;
+
+/** Header bytes as HTTP/1.1 writes them ("name: value\r\n"). */
+function headerBytes(headers: { name: string; value: string }[] | Record<string, string>): number {
+  const list = Array.isArray(headers) ? headers : Object.entries(headers).map(([name, value]) => ({ name, value }));
+  return list.reduce((n, { name, value }) => n + Buffer.byteLength(name) + Buffer.byteLength(String(value)) + 4, 0);
+}
+
+/**
+ * Bytes one request moves through its exit, from the browser's network events: what it sent (request
+ * line, headers as sent, cookies included, and bodies) and received (each response as it came over
+ * the wire, headers included) for the requests that really left; blocked ones and those the local
+ * cache answered never do. TLS and the proxy's CONNECT add a little on top.
+ */
+class Meter {
+  up = 0;
+  down = 0;
+  private readonly sent = new Map<string, { line: number }>();
+  private readonly network = new Set<string>();
+  private readonly done = new Set<string>();
+
+  requestSent(event: { requestId: string; request: { url: string; method: string; postData?: string }; redirectResponse?: { encodedDataLength: number } }): void {
+    // A redirect's next hop: the hop before it has ended here, with its own size.
+    if (event.redirectResponse && this.network.has(event.requestId)) this.down += event.redirectResponse.encodedDataLength;
+    const url = new URL(event.request.url);
+    this.sent.set(event.requestId, { line: event.request.method.length + url.pathname.length + url.search.length + 12 });
+    this.up += event.request.postData ? Buffer.byteLength(event.request.postData) : 0;
+  }
+
+  headersSent(event: { requestId: string; headers: Record<string, unknown> }): void {
+    const pseudo = Object.keys(event.headers).some((k) => k.startsWith(":"));
+    this.up += headerBytes(event.headers as Record<string, string>) + (pseudo ? 2 : (this.sent.get(event.requestId)?.line ?? 16));
+  }
+
+  /** Only requests that reached the network get this (not those fulfilled locally). */
+  received(requestId: string): void {
+    this.network.add(requestId);
+  }
+
+  finished(event: { requestId: string; encodedDataLength: number }): void {
+    if (this.network.has(event.requestId) && !this.done.has(event.requestId)) this.down += event.encodedDataLength;
+    this.done.add(event.requestId);
+  }
+
+  /** A response whose size was counted where it was taken (a raw document). */
+  counted(requestId: string, bytes: number): void {
+    if (this.done.has(requestId)) return;
+    this.done.add(requestId);
+    this.down += bytes;
+  }
+
+  total(): ByteCount {
+    return { up: this.up, down: this.down };
+  }
+}
+
+/** The page's own session: the network events counted into whichever request uses the page. */
+async function tapOf(context: BrowserContext, page: Page): Promise<Tap> {
+  const session = await context.newCDPSession(page);
+  const tap: Tap = { session };
+  session.on("Network.requestWillBeSent", (e) => tap.meter?.requestSent(e));
+  session.on("Network.requestWillBeSentExtraInfo", (e) => tap.meter?.headersSent(e));
+  session.on("Network.responseReceivedExtraInfo", (e) => tap.meter?.received(e.requestId));
+  session.on("Network.loadingFinished", (e) => tap.meter?.finished(e));
+  // Bodies are not kept for this session (the raw path reads its document from Fetch).
+  await session.send("Network.enable", { maxTotalBufferSize: 0, maxResourceBufferSize: 0 });
+  return tap;
+}
+
+/**
+ * Resolves when the page's DOM is complete enough to read: its HTML parsed, a results landmark
+ * present (or the page fully loaded without one), and no mutation for QUIET_MS; bounded by the
+ * request's deadline (less a margin to read it), never a fixed wait. Rejects when the page navigates
+ * meanwhile (a challenge reloading), which the caller follows.
+ */
+async function settled(page: Page, deadline: number): Promise<void> {
+  const maxMs = Math.max(0, Math.min(SETTLE_MAX_MS, deadline - performance.now() - 500));
+  await page.evaluate(`(${SETTLE})(${JSON.stringify({ quietMs: QUIET_MS, maxMs, landmarks: LANDMARKS })})`);
+}
+
+/** Runs in the page (the project has no DOM types, so it is written as source). */
+const SETTLE = `({ quietMs, maxMs, landmarks }) => new Promise((done) => {
+  const start = performance.now();
+  let last = start;
+  // A style change (an animation) is not content; anything else restarts the quiet period.
+  const observer = new MutationObserver((records) => {
+    if (records.some((r) => r.type !== "attributes" || r.attributeName !== "style")) last = performance.now();
+  });
+  observer.observe(document, { childList: true, subtree: true, attributes: true, characterData: true });
+  const check = () => {
+    const now = performance.now();
+    const ready = document.readyState !== "loading" && (document.readyState === "complete" || document.querySelector(landmarks) !== null);
+    if ((ready && now - last >= quietMs) || now - start >= maxMs) {
+      observer.disconnect();
+      done();
+    } else setTimeout(check, 25);
+  };
+  check();
+})`;
+
+/** Where each kind's results live (web, news, images, shopping, local), any of which marks a results page. */
+const LANDMARKS = "#rso, #search, #center_col, #main, #res, #islrg, #isr_mc, [role='main'], #sh-osd__online-sellers-cont, .sh-pr__product-results-grid, .rl_full-list";
+/** How long the DOM must stay unchanged to be read, and the longest wait for that. */
+const QUIET_MS = 150;
+const SETTLE_MAX_MS = 10_000;
+
+/** The upstream's script and style files by URL, as long as their own caching headers allow, up to MAX_STATIC_BYTES. */
+export class StaticCache {
+  private readonly files = new Map<string, { status: number; headers: Record<string, string>; body: Buffer; until: number }>();
+  private size = 0;
+  /** Answers from the cache, and files kept. */
+  readonly counts = { hits: 0, kept: 0 };
+
+  get(url: string): { status: number; headers: Record<string, string>; body: Buffer } | undefined {
+    const file = this.files.get(url);
+    if (!file) return undefined;
+    if (file.until < Date.now()) {
+      this.drop(url);
+      return undefined;
+    }
+    this.counts.hits++;
+    return file;
+  }
+
+  /** Keeps a script or style file that came through the exit, when its headers say it may be reused. */
+  keep(response: Response): void {
+    const request = response.request();
+    if (!CACHED_TYPES.has(request.resourceType()) || request.method() !== "GET" || response.status() !== 200 || this.files.has(request.url())) return;
+    const headers = response.headers();
+    const ttl = reusableFor(headers["cache-control"]);
+    if (ttl <= 0) return;
+    response.body().then(
+      (body) => {
+        if (body.length > MAX_STATIC_BYTES / 8 || this.files.has(request.url())) return;
+        const kept = Object.fromEntries(Object.entries(headers).filter(([k]) => /^(content-type|cache-control|etag|last-modified)$/.test(k)));
+        this.files.set(request.url(), { status: 200, headers: kept, body, until: Date.now() + ttl });
+        this.size += body.length;
+        this.counts.kept++;
+        // The oldest go first past the bound.
+        for (const [url] of this.files) {
+          if (this.size <= MAX_STATIC_BYTES) break;
+          this.drop(url);
+        }
+      },
+      () => undefined, // the page went away first: the next one keeps it
+    );
+  }
+
+  private drop(url: string): void {
+    const file = this.files.get(url);
+    if (!file) return;
+    this.size -= file.body.length;
+    this.files.delete(url);
+  }
+}
+
+/** Bytes of static files kept per process. */
+const MAX_STATIC_BYTES = 64 * 1024 * 1024;
+/** The longest a static file is kept, whatever its headers say. */
+const MAX_STATIC_MS = 24 * 3_600_000;
+
+/** How long a response may be reused by its Cache-Control (`immutable` or `max-age`, never `no-store`, `no-cache` or `private`), in ms. */
+export function reusableFor(cacheControl: string | undefined): number {
+  const cc = (cacheControl ?? "").toLowerCase();
+  if (!cc || /no-store|no-cache|private/.test(cc)) return 0;
+  const maxAge = Number(/(?:^|[,\s])max-age=(\d+)/.exec(cc)?.[1] ?? (cc.includes("immutable") ? 86_400 : 0));
+  return Math.min(maxAge * 1000, MAX_STATIC_MS);
 }
 
 /** How long a challenge page is given to reload itself, and how many challenges in a row are followed. */
@@ -543,17 +885,33 @@ function childPids(pid: number): number[] {
 
 /** Resident size of a process and all its descendants, in MB (0 where /proc cannot tell). */
 export function rssMb(pid: number | undefined): number {
+  return treeKb(pid, (p) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, "utf8"))?.[1] ?? 0)) / 1024;
+}
+
+/**
+ * Whether a browser's processes hold more than `limitMb` of memory. Chromium's processes share much
+ * of theirs, which a sum of resident sizes counts once per process (four pages read as ~1.8 GB):
+ * past the limit by that cheap sum, their proportional share (PSS, each shared page split among its
+ * sharers) decides.
+ */
+function overMemory(pid: number | undefined, limitMb: number): boolean {
+  if (rssMb(pid) <= limitMb) return false;
+  const pss = treeKb(pid, (p) => Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${p}/smaps_rollup`, "utf8"))?.[1] ?? 0)) / 1024;
+  return pss === 0 || pss > limitMb;
+}
+
+function treeKb(pid: number | undefined, kbOf: (pid: number) => number): number {
   if (!pid) return 0;
   let kb = 0;
   const stack = [pid];
   while (stack.length) {
     const p = stack.pop()!;
     try {
-      kb += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, "utf8"))?.[1] ?? 0);
+      kb += kbOf(p);
     } catch {
       continue;
     }
     stack.push(...childPids(p));
   }
-  return kb / 1024;
+  return kb;
 }

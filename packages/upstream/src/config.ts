@@ -4,12 +4,15 @@
  */
 import { BREAKER_DEFAULTS } from "./breakers.js";
 import type { BrowserOptions } from "./browser.js";
+import { poolsOfList } from "./exits/config.js";
 
 export interface UpstreamOptions {
   /** Every upstream request goes here instead of the real hosts, path and query kept. */
   baseUrl?: string;
-  /** http(s) proxy URLs, rotated round-robin. None: requests go out directly. */
+  /** Proxy URLs (http, https, socks5): one tier-1 pool without countries. None, and no `proxiesFile`: requests go out directly. */
   proxies?: string[];
+  /** The proxy pools file (exits/config.ts); watched and re-read when it changes. Takes the place of `proxies`. */
+  proxiesFile?: string;
   /** Per-request time limit. */
   timeoutMs?: number;
   /** Folder of geotargets CSV files; enables location checks and the look-up. */
@@ -55,13 +58,14 @@ export type ResolvedUpstreamOptions = Required<
     "proxies" | "timeoutMs" | "maxTries" | "maxBodyBytes" | "parseThreads" | "tlsInsecure" | "breakerThreshold" | "breakerRestMs" | "breakerMaxRestMs"
   >
 > &
-  Pick<UpstreamOptions, "baseUrl" | "geotargetsDir" | "profilesFile" | "ca" | "browser">;
+  Pick<UpstreamOptions, "baseUrl" | "geotargetsDir" | "profilesFile" | "proxiesFile" | "ca" | "browser">;
 
 /** Defaults filled and values checked; throws with the offending setting's name. */
 export function resolveUpstreamOptions(opts: UpstreamOptions): ResolvedUpstreamOptions {
   const out: ResolvedUpstreamOptions = {
     baseUrl: opts.baseUrl === undefined ? undefined : httpUrl("baseUrl", opts.baseUrl).replace(/\/+$/, ""),
-    proxies: (opts.proxies ?? []).map((p, i) => httpUrl(`proxies[${i}]`, p)),
+    proxies: [...(opts.proxies ?? [])],
+    proxiesFile: opts.proxiesFile || undefined,
     timeoutMs: positiveInt("timeoutMs", opts.timeoutMs ?? UPSTREAM_DEFAULTS.timeoutMs),
     maxTries: positiveInt("maxTries", opts.maxTries ?? UPSTREAM_DEFAULTS.maxTries),
     maxBodyBytes: positiveInt("maxBodyBytes", opts.maxBodyBytes ?? UPSTREAM_DEFAULTS.maxBodyBytes),
@@ -79,6 +83,9 @@ export function resolveUpstreamOptions(opts: UpstreamOptions): ResolvedUpstreamO
   for (const [name, value] of Object.entries({ cdpUrl: opts.browser?.cdpUrl, wsEndpoint: opts.browser?.wsEndpoint })) {
     if (value !== undefined && !/^(wss?|https?):\/\//.test(value)) throw new Error(`browser.${name} must be a ws(s):// or http(s):// URL`);
   }
+  // Checked here so that a bad list is a setting's error (no URL echoed: it may hold a password).
+  poolsOfList(out.proxies);
+  if (out.proxiesFile && out.proxies.length) throw new Error("give UPSTREAM_PROXIES_FILE or UPSTREAM_PROXIES, not both");
   if (out.breakerMaxRestMs < out.breakerRestMs) throw new Error("breakerMaxRestMs must be at least breakerRestMs");
   return out;
 }

@@ -9,6 +9,8 @@ import { envProblems } from "@serp/shared";
 import { CAPTCHA_DEFAULTS, type CaptchaSolverOptions } from "./captcha.js";
 import { ConfigFileError, readConfigFile } from "./config-file.js";
 import { resolveUpstreamOptions, type UpstreamOptions } from "./config.js";
+import { EXIT_HEALTH_DEFAULTS, type ExitHealthOptions } from "./exits/health.js";
+import { readExitsFile } from "./exits/config.js";
 
 /** `NAME=` in a .env file is unset, as an operator expects. */
 const text = z
@@ -42,8 +44,14 @@ export const upstreamEnv = z.object({
   ...locationsEnv.shape,
   /** Every upstream request goes here instead of the real hosts, path and query kept (the replay upstream). */
   UPSTREAM_BASE_URL: text.pipe(z.string().url().optional()),
-  /** http(s) proxy URLs, comma or space separated, rotated. */
+  /** Proxy URLs (http, https, socks5), comma or space separated: one tier-1 pool without countries. */
   UPSTREAM_PROXIES: text.transform((s) => s?.split(/[\s,]+/).filter(Boolean)),
+  /** The proxy pools file (tiers, countries, gateways, sessions): docs/proxies.md. Re-read when it changes. */
+  UPSTREAM_PROXIES_FILE: text,
+  /** First cooldown of an exit after a block (doubles per block in a row), of one after a proxy error, and the longest. */
+  EXIT_BLOCK_COOLDOWN_MS: whole.pipe(z.number().int().min(1).optional()),
+  EXIT_ERROR_COOLDOWN_MS: whole.pipe(z.number().int().min(1).optional()),
+  EXIT_MAX_COOLDOWN_MS: whole.pipe(z.number().int().min(1).optional()),
   UPSTREAM_TIMEOUT_MS: whole.pipe(z.number().int().min(100).optional()),
   UPSTREAM_MAX_TRIES: whole,
   UPSTREAM_MAX_BODY_BYTES: whole,
@@ -74,6 +82,7 @@ export const upstreamEnv = z.object({
   CAPTCHA_JOB_TIMEOUT_MS: whole.pipe(z.number().int().min(1000).max(600_000).optional()),
   /** Solves started per clock hour across the fleet (counted in Redis). Default 100. */
   CAPTCHA_MAX_PER_HOUR: whole.pipe(z.number().int().min(1).max(1_000_000).optional()),
+  BROWSER_RENDER_ALWAYS: bool,
 });
 export type UpstreamEnv = z.infer<typeof upstreamEnv>;
 
@@ -82,6 +91,8 @@ export function upstreamOptionsOf(env: UpstreamEnv): UpstreamOptions {
   return resolveUpstreamOptions({
     baseUrl: env.UPSTREAM_BASE_URL,
     proxies: env.UPSTREAM_PROXIES,
+    // Read once here so that a bad file at boot is a setting's error (one line, exit 78); the upstream reads and watches it.
+    proxiesFile: env.UPSTREAM_PROXIES_FILE === undefined ? undefined : (readExitsFile(env.UPSTREAM_PROXIES_FILE), env.UPSTREAM_PROXIES_FILE),
     timeoutMs: env.UPSTREAM_TIMEOUT_MS,
     maxTries: env.UPSTREAM_MAX_TRIES,
     maxBodyBytes: env.UPSTREAM_MAX_BODY_BYTES,
@@ -101,8 +112,19 @@ export function upstreamOptionsOf(env: UpstreamEnv): UpstreamOptions {
       recyclePages: env.BROWSER_RECYCLE_PAGES,
       maxRssMb: env.BROWSER_MAX_RSS_MB,
       cookieTtlMs: env.BROWSER_COOKIE_TTL_MS,
+      renderAlways: env.BROWSER_RENDER_ALWAYS,
     }),
   });
+}
+
+/** The exits' cooldowns from the settings, defaults filled. */
+export function exitHealthOptionsOf(env: UpstreamEnv): ExitHealthOptions {
+  const o = {
+    ...EXIT_HEALTH_DEFAULTS,
+    ...defined({ blockCooldownMs: env.EXIT_BLOCK_COOLDOWN_MS, errorCooldownMs: env.EXIT_ERROR_COOLDOWN_MS, maxCooldownMs: env.EXIT_MAX_COOLDOWN_MS }),
+  };
+  if (o.maxCooldownMs < Math.max(o.blockCooldownMs, o.errorCooldownMs)) throw new Error("EXIT_MAX_COOLDOWN_MS must be at least EXIT_BLOCK_COOLDOWN_MS and EXIT_ERROR_COOLDOWN_MS");
+  return o;
 }
 
 /**

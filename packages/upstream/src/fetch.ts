@@ -63,15 +63,24 @@ export function startRequest(caller: AbortSignal | undefined, timeoutMs: number)
 /** Why no response could be read: too slow, no connection, cut short, or too big. */
 export type FetchFailure = "timeout" | "network" | "truncated" | "too_large";
 
+/** Bytes a request moved over the wire: `up` sent, `down` received (compressed as sent). */
+export interface WireBytes {
+  up: number;
+  down: number;
+}
+
+/** `bytes`: what the request moved through its exit, when the transport can tell. */
 export type FetchResult =
-  | { ok: true; response: UpstreamResponse; ms: number }
-  | { ok: false; failure: FetchFailure; detail: string; ms: number };
+  | { ok: true; response: UpstreamResponse; ms: number; bytes?: WireBytes }
+  | { ok: false; failure: FetchFailure; detail: string; ms: number; bytes?: WireBytes };
 
 /** Sends the request. Resolves with a response or a failure; rejects only when `signal` aborts. */
 export async function fetchPage(req: FetchRequest, settings: FetchSettings): Promise<FetchResult> {
   const started = performance.now();
   const ms = () => Math.round(performance.now() - started);
   let tooLarge = false;
+  let received = 0;
+  const sent = requestBytes(req.url, req.headers);
   let request: CancelableRequest<Response<Buffer>> | undefined;
   try {
     req.signal?.throwIfAborted();
@@ -89,6 +98,7 @@ export async function fetchPage(req: FetchRequest, settings: FetchSettings): Pro
       signal: req.signal,
     });
     request.on("downloadProgress", ({ transferred }: { transferred: number }) => {
+      received = transferred;
       if (transferred > settings.maxBodyBytes && !tooLarge) {
         tooLarge = true;
         request?.cancel();
@@ -98,6 +108,7 @@ export async function fetchPage(req: FetchRequest, settings: FetchSettings): Pro
     return {
       ok: true,
       ms: ms(),
+      bytes: { up: sent, down: headerBytes(res.rawHeaders) + received },
       response: {
         statusCode: res.statusCode,
         headers: res.headers,
@@ -107,9 +118,25 @@ export async function fetchPage(req: FetchRequest, settings: FetchSettings): Pro
     };
   } catch (error) {
     if (req.signal?.aborted) throw req.signal.reason ?? error;
-    if (tooLarge) return { ok: false, failure: "too_large", detail: `body over ${settings.maxBodyBytes} bytes`, ms: ms() };
-    return { ok: false, ...describe(error), ms: ms() };
+    if (tooLarge) return { ok: false, failure: "too_large", detail: `body over ${settings.maxBodyBytes} bytes`, ms: ms(), bytes: { up: sent, down: received } };
+    return { ok: false, ...describe(error), ms: ms(), bytes: { up: sent, down: received } };
   }
+}
+
+/** A request's line and headers as they go on the wire (HTTP/1.1). */
+export function requestBytes(url: string, headers: Record<string, string>): number {
+  const u = new URL(url);
+  let n = `GET ${u.pathname}${u.search} HTTP/1.1\r\nhost: ${u.host}\r\n\r\n`.length;
+  for (const [k, v] of Object.entries(headers)) n += k.length + Buffer.byteLength(v) + 4;
+  return n;
+}
+
+/** A response's status line and headers as they came (`rawHeaders`: name, value, name, value…). */
+export function headerBytes(raw: readonly string[] | Record<string, string>): number {
+  let n = 17;
+  if (Array.isArray(raw)) for (const part of raw) n += Buffer.byteLength(part) + 2;
+  else for (const [k, v] of Object.entries(raw)) n += k.length + Buffer.byteLength(v) + 4;
+  return n;
 }
 
 function describe(error: unknown): { failure: FetchFailure; detail: string } {
@@ -139,4 +166,33 @@ export function decode(body: Buffer, contentType: string | undefined): string {
   } catch {
     return new TextDecoder("utf-8").decode(body);
   }
+}
+
+/**
+ * A form post through the same agents as `fetchPage` (the CAPTCHA rung redeems its token this way,
+ * through the exit that got the page). Resolves with the status and the cookies set; rejects on a
+ * network failure (the caller treats any failure as a solve that did not pay).
+ */
+export async function postForm(
+  req: { url: string; headers: Record<string, string>; body: string; proxy?: Proxy; direct?: DirectAgents; signal?: AbortSignal },
+  settings: FetchSettings,
+): Promise<{ statusCode: number; cookies: Map<string, string> }> {
+  const res = await got.post(req.url, {
+    headers: req.headers,
+    body: req.body,
+    followRedirect: false,
+    throwHttpErrors: false,
+    retry: { limit: 0 },
+    timeout: { request: settings.timeoutMs },
+    agent: req.proxy ? { http: req.proxy.agents.http, https: req.proxy.agents.https } : req.direct ? { http: req.direct.http, https: req.direct.https } : undefined,
+    https: { certificateAuthority: settings.tls?.ca, rejectUnauthorized: !settings.tls?.insecure },
+    signal: req.signal,
+  });
+  const cookies = new Map<string, string>();
+  for (const line of res.headers["set-cookie"] ?? []) {
+    const [pair] = line.split(";");
+    const at = pair!.indexOf("=");
+    if (at > 0) cookies.set(pair!.slice(0, at).trim(), pair!.slice(at + 1).trim());
+  }
+  return { statusCode: res.statusCode, cookies };
 }

@@ -9,7 +9,7 @@
  * impit cannot take a private CA: a private-CA upstream needs UPSTREAM_TLS_INSECURE=true.
  */
 import { Impit } from "impit";
-import { decode, startRequest, type FetchFailure, type FetchResult, type FetchSettings } from "./fetch.js";
+import { decode, headerBytes, requestBytes, startRequest, type FetchFailure, type FetchResult, type FetchSettings } from "./fetch.js";
 import type { Impersonated } from "./profiles.js";
 import type { Proxy } from "./proxies.js";
 
@@ -42,9 +42,12 @@ export class ImpersonatingClients {
       if (!body) return { ok: false, failure: "too_large", detail: `body over ${settings.maxBodyBytes} bytes`, ms: ms() };
       const headers: Record<string, string> = {};
       res.headers.forEach((value, name) => (headers[name] = value));
+      // impit hands the body decompressed: the declared length is what crossed the wire, when there is one.
+      const wire = Number(headers["content-length"]) || body.length;
       return {
         ok: true,
         ms: ms(),
+        bytes: { up: requestBytes(req.url, req.headers), down: headerBytes(headers) + wire },
         response: { statusCode: res.status, headers, body: decode(body, headers["content-type"]), url: req.url },
       };
     } catch (error) {
@@ -52,6 +55,11 @@ export class ImpersonatingClients {
       if (timeout.aborted) return { ok: false, failure: "timeout", detail: `no answer within ${settings.timeoutMs} ms`, ms: ms() };
       return { ok: false, ...describe(error), ms: ms() };
     }
+  }
+
+  /** Drops the clients of a proxy no longer used (a gateway session closed). */
+  forget(proxyUrl: string): void {
+    for (const key of [...this.clients.keys()]) if (key.endsWith(` ${proxyUrl}`)) this.clients.delete(key);
   }
 
   /** Drops every client and its pooled connections. */

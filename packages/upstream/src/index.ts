@@ -3,12 +3,12 @@ export { classify, type PageClass, type UpstreamResponse } from "./classify.js";
 export { COVERAGE_THRESHOLDS, coverage, parsePage, understood, type Coverage, type Parsed } from "./coverage.js";
 export { ConfigFileError, GEOTARGETS_FILE_MAX_BYTES, PROFILES_FILE_MAX_BYTES, readConfigFile, type ConfigFileRule } from "./config-file.js";
 export { resolveUpstreamOptions, UPSTREAM_DEFAULTS, type ResolvedUpstreamOptions, type UpstreamOptions } from "./config.js";
-export { locationsEnv, readUpstreamEnv, upstreamEnv, upstreamOptionsOf, type UpstreamEnv } from "./env.js";
+export { captchaOptionsOf, exitHealthOptionsOf, locationsEnv, readUpstreamEnv, upstreamEnv, upstreamOptionsOf, type UpstreamEnv } from "./env.js";
 export * from "./html/index.js";
 export * from "./values.js";
 export { DirectAgents, fetchPage, type FetchFailure, type FetchRequest, type FetchResult, type FetchSettings, type UpstreamTls } from "./fetch.js";
 export { ImpersonatingClients } from "./impersonate.js";
-export { BROWSER_DEFAULTS, BrowserPool, rssMb, type BrowserOptions, type BrowserRequest } from "./browser.js";
+export { BROWSER_DEFAULTS, BrowserPool, rssMb, type BrowserFetchResult, type BrowserOptions, type BrowserRequest, type ByteCount } from "./browser.js";
 export { Locations, parseCsv, type LocationRow } from "./locations.js";
 export * from "./kinds/index.js";
 export {
@@ -29,10 +29,20 @@ export {
 export { profileSource, shippedProfilesFile, type ProfileSource, type UpstreamLog } from "./profile-source.js";
 export { BREAKER_DEFAULTS, type BreakerState, type BreakerStatus, type Outcome } from "./breakers.js";
 export { CANARY_PARAMS, formatCanary, runCanary, type CanaryOptions, type CanaryReport, type CanaryRow } from "./canary.js";
-export { isResting, ProxyPool, type Proxy, type ProxyFailure, type ProxyPoolOptions } from "./proxies.js";
+export { makeProxy, type Proxy, type ProxyFailure } from "./proxies.js";
+export { CAPTCHA_DEFAULTS, CaptchaError, CaptchaSolver, exemptionRequest, readSorryPage, type CaptchaSolverOptions, type SorryPage } from "./captcha.js";
+export { EXIT_DEFAULTS, EXITS_FILE_MAX_BYTES, ExitsConfigError, fillGateway, parseExitsConfig, poolsOfList, proxyLabel, readExitsFile, type ExitsConfig, type PoolConfig } from "./exits/config.js";
+export {
+  claimOf, cooldownMs, EXIT_HEALTH_DEFAULTS, HEALTHY, MemoryExitHealth, step,
+  type ExitEvent, type ExitHealth, type ExitHealthOptions, type ExitReason, type ExitState, type ExitStatus,
+} from "./exits/health.js";
+export { ExitRouter, GATEWAY, isLease, type Lease, type RouterEvents, type Session } from "./exits/router.js";
+export { exitsSource, type ExitsSource } from "./exits/source.js";
 export {
   createUpstream,
   outcomeOf,
+  type ExitPools,
+  type ExitRecord,
   rungSummary,
   UpstreamFailure,
   type FailureKind,

@@ -10,7 +10,8 @@ import { JOB_ERRORS, type BlocksByEndpoint, type Endpoint, type JobParams, type 
 import { Breakers, isSkip, type BreakerStatus, type Outcome, type Skip } from "./breakers.js";
 import { classify, type PageClass } from "./classify.js";
 import { resolveUpstreamOptions, type UpstreamOptions } from "./config.js";
-import { DirectAgents, fetchPage, type FetchResult, type FetchSettings } from "./fetch.js";
+import { DirectAgents, fetchPage, postForm, type FetchResult, type FetchSettings } from "./fetch.js";
+import { CaptchaError, exemptionRequest, readSorryPage, type CaptchaSolver } from "./captcha.js";
 import { BrowserPool } from "./browser.js";
 import { ImpersonatingClients } from "./impersonate.js";
 import { Locations } from "./locations.js";
@@ -19,7 +20,10 @@ import { createParsePool } from "./parse-pool.js";
 import { kindOf, PARSERS } from "./kinds/index.js";
 import { fixedProfileSource, profileSource, type ProfileSource, type UpstreamLog } from "./profile-source.js";
 import { acceptLanguage, layoutOf, profilesFor, rungsFor, type Profile, type ProfileTable } from "./profiles.js";
-import { isResting, ProxyPool, type Proxy, type ProxyFailure, type ProxyPoolOptions } from "./proxies.js";
+import type { ProxyFailure } from "./proxies.js";
+import { exitsSource } from "./exits/source.js";
+import { MemoryExitHealth, type ExitEvent, type ExitHealth, type ExitHealthOptions } from "./exits/health.js";
+import { ExitRouter, isLease, type Lease, type Proxy, type RouterEvents } from "./exits/router.js";
 import { buildUrl, type UrlContext } from "./urls.js";
 
 export type { UpstreamOptions } from "./config.js";
@@ -36,8 +40,14 @@ export interface TryRecord {
   ms: number;
   /** HTTP status, when a response arrived. */
   status?: number;
-  /** `host:port` of the proxy used (never its credentials). */
+  /** `host:port` of the static proxy used, or `pool/country/session` of a gateway session (never credentials). */
   proxy?: string;
+  /** The pool the try left through. */
+  pool?: string;
+  /** The exit as metrics label it: the static proxy where its pool lists at most 16, else `*` (a gateway's sessions come and go). */
+  exitLabel?: string;
+  /** Bytes the try moved through its exit (request and response, all of a page's subresources on the browser rung). */
+  bytes?: number;
   /** What exactly went wrong, for operators. */
   detail?: string;
   /** How much of the page the parse understood, when a results or no-results page was parsed. */
@@ -108,12 +118,25 @@ const SKIP_KIND: Record<Outcome, FailureKind> = {
   no_results: "upstream_error",
 };
 
+/** Which exit served a search, for the job record (never credentials). */
+export interface ExitRecord {
+  pool: string;
+  tier: number;
+  /** The country the search asked for; the pool exits there unless `fallback`. */
+  country: string;
+  /** No pool lists the country: a pool without countries served it. */
+  fallback?: true;
+  /** CAPTCHAs solved for the search (the opt-in rung) and what they cost, USD. */
+  captcha?: { solves: number; cost: number };
+}
+
 export class UpstreamFailure extends Error {
   readonly retryable: boolean;
   constructor(
     readonly kind: FailureKind,
     readonly tries: TryRecord[] = [],
     readonly skipped: SkipRecord[] = [],
+    readonly exit?: ExitRecord,
     /** A full-page job whose full rungs all failed while a light rung answered: `layout: "any"` would have had a result. */
     readonly lightAnswered = false,
   ) {
@@ -168,6 +191,8 @@ export interface ScrapeOutcome<E extends Endpoint> {
   coverage?: Coverage;
   /** The page the result was parsed from, as received (kept by the worker for re-parsing and `output=html`). */
   page: UpstreamPage;
+  /** The exit that served the result; absent when requests go out directly. */
+  exit?: ExitRecord;
 }
 
 /** An upstream response body and its declared type (HTML; JSON for autocomplete). */
@@ -181,7 +206,19 @@ export type ParserTable = { [E in Endpoint]: (body: string) => BlocksByEndpoint[
 /** Replaceable parts, for tests and for callers that bring their own. */
 export interface UpstreamDeps {
   parsers?: Partial<ParserTable>;
-  proxyPool?: ProxyPoolOptions;
+  /** Where exit health is kept: Redis for a fleet (@serp/store RedisExitHealth); default this process only. */
+  exitHealth?: ExitHealth;
+  /** Cooldowns of the in-process health (when `exitHealth` is not given). */
+  exitHealthOptions?: Partial<ExitHealthOptions>;
+  /** Told when sessions open and close (the worker's sessions gauge). */
+  exitEvents?: RouterEvents;
+  /**
+   * The opt-in CAPTCHA rung (captcha.ts): a /sorry/ page met through a session is solved through that
+   * same exit, its form posted, and the exemption cookie kept with the session. Unset: a block.
+   */
+  captcha?: CaptchaSolver;
+  /** Told of each CAPTCHA met and each solve (the worker's metrics). */
+  onCaptcha?: (event: { pool: string; result: "met" | "solved" | "failed" | "capped"; cost?: number }) => void;
   locations?: Locations;
   /** A fixed profile table instead of the shipped file or `profilesFile`. */
   profiles?: ProfileTable;
@@ -197,6 +234,9 @@ export interface UpstreamStatus {
   breakers: BreakerStatus[];
 }
 
+/** The pools as configured (labels only, never URLs) and the sessions each holds now. */
+export type ExitPools = ReturnType<ExitRouter["describe"]>;
+
 export interface Upstream {
   scrape<E extends Endpoint>(endpoint: E, params: JobParams, signal?: AbortSignal): Promise<ScrapeOutcome<E>>;
   /**
@@ -207,6 +247,10 @@ export interface Upstream {
   /** The profile table in force now. */
   profiles(): ProfileTable;
   status(): UpstreamStatus;
+  /** The proxy pools in force (labels only) and their open sessions. */
+  exits(): ExitPools;
+  /** The fleet's exit health, as the store holds it. */
+  exitHealth: ExitHealth;
   locations: Locations;
   /** Pages parsed so far on the event loop and on the parse threads. */
   parses(): { inline: number; threads: number };
@@ -221,10 +265,13 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
   const source: ProfileSource = deps.profiles
     ? fixedProfileSource(deps.profiles)
     : profileSource({ file: config.profilesFile, log: deps.log, watchIntervalMs: deps.profilesWatchIntervalMs });
-  const pool = new ProxyPool(config.proxies, deps.proxyPool);
   const tls = { ca: config.ca, insecure: config.tlsInsecure };
   const direct = new DirectAgents(tls);
   const impersonating = new ImpersonatingClients(config.tlsInsecure);
+  const exitsConfig = exitsSource({ file: config.proxiesFile, list: config.proxies, log: deps.log, watchIntervalMs: deps.profilesWatchIntervalMs });
+  const health = deps.exitHealth ?? new MemoryExitHealth(deps.exitHealthOptions);
+  const router = new ExitRouter(exitsConfig.current(), health, deps.exitEvents, Date.now, (proxy) => impersonating.forget(proxy.url));
+  exitsConfig.onChange((c) => router.configure(c));
   /** Launched (or connected) only when a browser profile is first used. */
   let browsers: BrowserPool | undefined;
   const breakers = new Breakers({ threshold: config.breakerThreshold, restMs: config.breakerRestMs, maxRestMs: config.breakerMaxRestMs });
@@ -251,22 +298,24 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
   const settings: FetchSettings = { timeoutMs: config.timeoutMs, maxBodyBytes: config.maxBodyBytes, tls };
 
   /** The profile's transport: got over Node's TLS, impit with a browser's, or a real browser. */
-  const send = (profile: Profile, url: string, params: JobParams, proxy: Proxy | undefined, signal?: AbortSignal): Promise<FetchResult> => {
-    const headers = headersFor(profile, params);
+  const send = (profile: Profile, url: string, params: JobParams, proxy: Proxy | undefined, signal?: AbortSignal, jar?: ReadonlyMap<string, string>): Promise<FetchResult> => {
+    // The browser keeps the session's cookies in its context; the other transports send them as a header.
+    const headers = profile.transport === "browser" ? headersFor(profile, params) : withJar(headersFor(profile, params), jar);
     if (profile.transport === "impersonate") return impersonating.fetch({ url, headers, browser: profile.browser!, proxy, signal }, settings);
     if (profile.transport === "browser") {
       browsers ??= new BrowserPool(config.browser, tls);
       const { device = "desktop", language, country } = params;
-      return browsers.fetch({ url, headers, userAgent: profile.userAgent, device, language, country, proxy, signal }, settings);
+      return browsers.fetch({ url, headers, userAgent: profile.userAgent, device, language, country, proxy, signal, ...(jar?.size ? { cookies: jar } : {}) }, settings);
     }
     return fetchPage({ url, headers, proxy, direct, signal }, settings);
   };
 
   /** One try: build, send, judge. */
-  async function attempt<E extends Endpoint>(endpoint: E, params: JobParams, profile: Profile, proxy: Proxy | undefined, signal?: AbortSignal) {
+  async function attempt<E extends Endpoint>(endpoint: E, params: JobParams, profile: Profile, lease: Lease | undefined, signal?: AbortSignal) {
     const url = buildUrl(endpoint, params, profile, urlContext);
-    const fetched = await send(profile, url, params, proxy, signal);
-    const judged = await judge(endpoint, fetched, (body) => parse(endpoint, body));
+    const proxy = lease?.session.proxy;
+    const fetched = await send(profile, url, params, proxy, signal, lease?.session.cookies);
+    const judged = await judge(endpoint, fetched, (body) => parse(endpoint, body), proxy !== undefined);
     const record: TryRecord = {
       url,
       profile: profile.name,
@@ -274,12 +323,58 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
       outcome: judged.outcome,
       ms: fetched.ms,
       ...(fetched.ok ? { status: fetched.response.statusCode } : {}),
-      ...(proxy ? { proxy: proxy.label } : {}),
-      ...(judged.detail ? { detail: judged.detail } : {}),
+      ...(proxy ? { proxy: proxy.label, pool: lease!.pool, exitLabel: router.metricLabel(lease!) } : {}),
+      ...(fetched.bytes !== undefined ? { bytes: fetched.bytes.up + fetched.bytes.down } : {}),
+      // A transport's error text may quote a proxy URL: its credentials never reach a record or a log.
+      ...(judged.detail ? { detail: judged.detail.replace(/\/\/[^/\s@]*@/g, "//") } : {}),
       ...(judged.coverage ? { coverage: judged.coverage } : {}),
     };
     const page: UpstreamPage | undefined = fetched.ok ? { body: fetched.response.body, contentType: headerText(fetched.response.headers["content-type"]) } : undefined;
-    return { ...judged, record, url, outcome: outcomeOf(judged.outcome), page };
+    return { ...judged, record, url, outcome: outcomeOf(judged.outcome), page, fetched };
+  }
+
+  /** The upstream's absolute URL, on the base URL when one stands in for the real hosts. */
+  const rebase = (url: string): string => {
+    if (!config.baseUrl) return url;
+    const u = new URL(url);
+    return `${config.baseUrl}${u.pathname}${u.search}`;
+  };
+
+  /**
+   * The CAPTCHA rung: the /sorry/ page (followed from its redirect) through the session's exit, its
+   * site key and one-time data-s to the solver with that exit, the token posted back through it; the
+   * exemption cookie the post earns is kept in the session's jar. True when the session holds one.
+   */
+  async function solveSorry(lease: Lease, fetched: FetchResult, signal: AbortSignal | undefined, spent: { solves: number; cost: number }): Promise<boolean> {
+    const solver = deps.captcha;
+    if (!solver || !fetched.ok) return false;
+    deps.onCaptcha?.({ pool: lease.pool, result: "met" });
+    const proxy = lease.session.proxy;
+    try {
+      let page = fetched.response;
+      const location = headerText(page.headers.location);
+      if (page.statusCode >= 300 && page.statusCode < 400 && location) {
+        const followed = await fetchPage({ url: rebase(new URL(location, page.url).href), headers: withJar({ "accept-language": "en-US,en;q=0.9" }, lease.session.cookies), proxy, signal }, settings);
+        if (!followed.ok) return false;
+        page = followed.response;
+      }
+      const sorry = readSorryPage(page.body, page.url);
+      if (!sorry) return false;
+      const solved = await solver.solve({ siteKey: sorry.siteKey, dataS: sorry.dataS, pageUrl: page.url, proxyUrl: proxy.url }, signal);
+      spent.solves++;
+      spent.cost += solved.cost;
+      deps.onCaptcha?.({ pool: lease.pool, result: "solved", cost: solved.cost });
+      const post = exemptionRequest(sorry, solved.token);
+      const answer = await postForm({ url: rebase(post.url), headers: withJar(post.headers, lease.session.cookies), body: post.body, proxy, signal }, settings);
+      for (const [name, value] of answer.cookies) lease.session.cookies.set(name, value);
+      return answer.cookies.has("GOOGLE_ABUSE_EXEMPTION");
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      const capped = error instanceof CaptchaError && error.failure === "capped";
+      deps.onCaptcha?.({ pool: lease.pool, result: capped ? "capped" : "failed" });
+      deps.log?.("warn", `captcha not solved: ${error instanceof CaptchaError ? error.message : (error as Error).name}`, { pool: lease.pool });
+      return false;
+    }
   }
 
   async function scrape<E extends Endpoint>(endpoint: E, params: JobParams, signal?: AbortSignal): Promise<ScrapeOutcome<E>> {
@@ -295,56 +390,96 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
     const rungs = rungsFor(source.current(), endpoint, params);
     const tries: TryRecord[] = [];
     const skipped: SkipRecord[] = [];
+    /** Exits that failed this search: its next try leaves from another. */
+    const avoid = new Set<string>();
+    let lease: Lease | undefined;
+    let served: ExitRecord | undefined;
     let index = 0;
-    let sameProfileRetries = 0;
-    while (index < rungs.length && tries.length < config.maxTries) {
-      signal?.throwIfAborted();
-      const { profile, sells } = rungs[index]!;
-      const proxy = pool.next();
-      if (isResting(proxy)) throw new UpstreamFailure(mostTelling(tries) ?? restingKind(proxy.resting), tries, skipped);
-      const ran = await breakers.run(profile.name, proxy?.label, () => attempt(endpoint, params, profile, proxy, signal));
-      if (isSkip(ran)) {
-        skipped.push({ profile: profile.name, ...ran });
-        // A rest of this profile through this proxy only: another proxy may carry it.
-        const pairOnly = ran.key !== profile.name && pool.available() > 0 && sameProfileRetries < pool.size - 1;
-        if (pairOnly) sameProfileRetries++;
-        else [index, sameProfileRetries] = [index + 1, 0];
-        continue;
+    let exitSwitches = 0;
+    /** The CAPTCHA rung's spend on this search: at most one solve per search. */
+    const captcha = { solves: 0, cost: 0 };
+    const withCaptcha = (e: ExitRecord | undefined): ExitRecord | undefined => (e && captcha.solves ? { ...e, captcha: { ...captcha } } : e);
+    const nextExit = () => {
+      if (lease) {
+        avoid.add(lease.session.exit);
+        router.release(lease);
+        lease = undefined;
       }
-      tries.push(ran.record);
-      if (proxy) report(pool, proxy, ran.proxyFailure);
-      // Only a page understood well enough has blocks: one below its kind's threshold goes on down the ladder.
-      if (ran.blocks) {
-        // A light page a full-page job may not take: it only tells the customer that `layout: "any"` would have answered.
-        if (!sells) {
-          const fromSkips = skipped.map((s) => (s.lastOutcome ? SKIP_KIND[s.lastOutcome] : undefined));
-          throw new UpstreamFailure(mostTelling(tries) ?? TELLING.find((k) => fromSkips.includes(k)) ?? "upstream_error", tries, skipped, true);
+    };
+    try {
+      while (index < rungs.length && tries.length < config.maxTries) {
+        signal?.throwIfAborted();
+        const { profile, sells } = rungs[index]!;
+        // The rungs of one search stay on one session (its challenge and its results page), unless it failed.
+        if (!lease) {
+          const picked = await router.lease(params.country, avoid);
+          if (picked !== undefined && !isLease(picked)) {
+            throw new UpstreamFailure(mostTelling(tries) ?? restingKind(picked.resting), tries, skipped, served);
+          }
+          lease = picked;
+          if (lease) served = exitRecord(lease);
         }
-        const pageClass = ran.record.outcome as "results" | "no_results";
-        return { blocks: ran.blocks, layout: layoutOf(profile), upstreamUrl: ran.url, pageClass, tries, skipped, ...(ran.coverage ? { coverage: ran.coverage } : {}), page: ran.page! };
+        const ran = await breakers.run(profile.name, lease && breakerKey(lease), () => attempt(endpoint, params, profile, lease, signal));
+        if (isSkip(ran)) {
+          skipped.push({ profile: profile.name, ...ran });
+          // A rest of this profile through this exit only: another exit may carry it.
+          const pairOnly = ran.key !== profile.name && lease !== undefined && exitSwitches < MAX_EXIT_SWITCHES;
+          if (pairOnly) {
+            exitSwitches++;
+            nextExit();
+          } else [index, exitSwitches] = [index + 1, 0];
+          continue;
+        }
+        tries.push(ran.record);
+        // A /sorry/ page with the solver on: solved through this session, then the same rung again through it.
+        if (lease && ran.proxyFailure === "blocked" && deps.captcha && captcha.solves === 0 && (await solveSorry(lease, ran.fetched, signal, captcha))) continue;
+        if (lease) await router.report(lease, exitEvent(ran.outcome, ran.proxyFailure), ran.proxyItself).catch((error: Error) => deps.log?.("warn", `exit health not recorded: ${error.message}`));
+        // Only a page understood well enough has blocks: one below its kind's threshold goes on down the ladder.
+        if (ran.blocks) {
+          // A light page a full-page job may not take: it only tells the customer that `layout: "any"` would have answered.
+          if (!sells) {
+            const fromSkips = skipped.map((s) => (s.lastOutcome ? SKIP_KIND[s.lastOutcome] : undefined));
+            throw new UpstreamFailure(mostTelling(tries) ?? TELLING.find((k) => fromSkips.includes(k)) ?? "upstream_error", tries, skipped, withCaptcha(served), true);
+          }
+          const pageClass = ran.record.outcome as "results" | "no_results";
+          return {
+            blocks: ran.blocks, layout: layoutOf(profile), upstreamUrl: ran.url, pageClass, tries, skipped, ...(ran.coverage ? { coverage: ran.coverage } : {}), page: ran.page!,
+            ...(served ? { exit: withCaptcha(served)! } : {}),
+          };
+        }
+        // A block or a dead connection is about the exit: the same profile may pass through another.
+        if (ran.proxyFailure && lease && exitSwitches < MAX_EXIT_SWITCHES) {
+          exitSwitches++;
+          nextExit();
+        } else {
+          if (ran.proxyFailure) nextExit();
+          index++;
+          exitSwitches = 0;
+        }
       }
-      // A block or a dead connection is about the address: the same profile may pass through another proxy.
-      if (ran.proxyFailure && pool.available() > 0 && sameProfileRetries < pool.size - 1) {
-        sameProfileRetries++;
-      } else {
-        index++;
-        sameProfileRetries = 0;
-      }
+    } finally {
+      if (lease) router.release(lease);
     }
     const fromSkips = skipped.map((s) => (s.lastOutcome ? SKIP_KIND[s.lastOutcome] : undefined)).filter((k) => k !== undefined);
-    throw new UpstreamFailure(mostTelling(tries) ?? TELLING.find((k) => fromSkips.includes(k)) ?? "upstream_error", tries, skipped);
+    throw new UpstreamFailure(mostTelling(tries) ?? TELLING.find((k) => fromSkips.includes(k)) ?? "upstream_error", tries, skipped, withCaptcha(served));
   }
 
   async function tryProfile(endpoint: Endpoint, params: JobParams, name: string, signal?: AbortSignal): Promise<TryRecord> {
     const profile = profilesFor(source.current(), endpoint, params).find((p) => p.name === name);
     if (!profile) throw new Error(`no profile ${name} for ${endpoint}`);
-    const proxy = pool.next();
-    return (await attempt(endpoint, params, profile, isResting(proxy) ? undefined : proxy, signal)).record;
+    const picked = await router.lease(params.country);
+    const lease = isLease(picked) ? picked : undefined;
+    try {
+      return (await attempt(endpoint, params, profile, lease, signal)).record;
+    } finally {
+      if (lease) router.release(lease);
+    }
   }
 
   const close = async () => {
     source.close();
-    pool.close();
+    exitsConfig.close();
+    router.shutdown();
     direct.close();
     impersonating.close();
     await browsers?.close();
@@ -355,6 +490,8 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
     tryProfile,
     profiles: () => source.current(),
     status: () => ({ tableVersion: source.current().version, breakers: breakers.statuses() }),
+    exits: () => router.describe(),
+    exitHealth: health,
     locations,
     parses: () => ({ ...parsed }),
     close,
@@ -367,6 +504,8 @@ interface Attempt<E extends Endpoint> {
   detail?: string;
   /** Set when the outcome says something about the proxy's address or connection. */
   proxyFailure?: ProxyFailure;
+  /** The proxy itself refused: credentials (407) or its port closed, not the path beyond it. */
+  proxyItself?: boolean;
   coverage?: Coverage;
 }
 
@@ -374,13 +513,19 @@ async function judge<E extends Endpoint>(
   endpoint: E,
   fetched: FetchResult,
   parse: (body: string) => Parsed<E> | Promise<Parsed<E>>,
+  proxied = false,
 ): Promise<Attempt<E>> {
   if (!fetched.ok) {
     const detail = `${fetched.failure}: ${fetched.detail}`;
     if (fetched.failure === "timeout") return { outcome: "timeout", detail, proxyFailure: "timeout" };
     // No answer at all (DNS, refused, reset, TLS): not the upstream's error page; the code is in `detail`.
-    if (fetched.failure === "network") return { outcome: "network", detail, proxyFailure: "network" };
+    if (fetched.failure === "network") return { outcome: "network", detail, proxyFailure: "network", ...(proxied && /ECONNREFUSED|\b407\b/.test(detail) ? { proxyItself: true } : {}) };
     return { outcome: "upstream_error", detail, ...(fetched.failure !== "too_large" ? { proxyFailure: "network" } : {}) };
+  }
+  // The proxy's own refusals: credentials refused, or no way through to the upstream.
+  const status = fetched.response.statusCode;
+  if (proxied && (status === 407 || status === 502)) {
+    return { outcome: "network", detail: `proxy answered HTTP ${status}`, proxyFailure: "network", ...(status === 407 ? { proxyItself: true } : {}) };
   }
   const page: PageClass = classify(fetched.response, endpoint);
   if (page !== "results" && page !== "no_results") {
@@ -422,9 +567,30 @@ function headersFor(profile: Profile, params: JobParams): Record<string, string>
 
 const headerText = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
 
-function report(pool: ProxyPool, proxy: Proxy, failure: ProxyFailure | undefined): void {
-  if (failure) pool.failed(proxy, failure);
-  else pool.succeeded(proxy);
+/** The session's cookies joined to the request's own `cookie` header. */
+function withJar(headers: Record<string, string>, jar: ReadonlyMap<string, string> | undefined): Record<string, string> {
+  if (!jar?.size) return headers;
+  const mine = [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
+  return { ...headers, cookie: headers.cookie ? `${headers.cookie}; ${mine}` : mine };
+}
+
+/** Exits a search may switch to after a block or a dead connection before it goes on down the ladder. */
+const MAX_EXIT_SWITCHES = 3;
+
+/** What a try says about its exit: a block, a proxy or network fault, a success; a wall or a parse failure says nothing. */
+function exitEvent(outcome: Outcome, failure: ProxyFailure | undefined): ExitEvent | undefined {
+  if (failure === "blocked") return "blocked";
+  if (failure) return "proxy_error";
+  return outcome === "results" || outcome === "no_results" ? "success" : undefined;
+}
+
+function exitRecord(lease: Lease): ExitRecord {
+  return { pool: lease.pool, tier: lease.tier, country: lease.country, ...(lease.fallback ? { fallback: true as const } : {}) };
+}
+
+/** A breaker pairs a profile with a static exit, or with a whole gateway pool (its sessions come and go). */
+function breakerKey(lease: Lease): string {
+  return lease.session.exit === lease.session.proxy.label && !lease.session.exit.includes("/") ? lease.session.exit : lease.pool;
 }
 
 function mostTelling(tries: TryRecord[]): FailureKind | undefined {
@@ -432,6 +598,6 @@ function mostTelling(tries: TryRecord[]): FailureKind | undefined {
   return TELLING.find((k) => seen.has(k));
 }
 
-function restingKind(why: ProxyFailure): FailureKind {
-  return why;
+function restingKind(why: "blocked" | "proxy_error"): FailureKind {
+  return why === "blocked" ? "blocked" : "network";
 }

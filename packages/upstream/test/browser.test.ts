@@ -6,12 +6,15 @@
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { gzipSync } from "node:zlib";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { chromium, type BrowserServer } from "playwright-core";
 import { startReplayServer, type ReplayServer } from "@serp/replay";
-import { BrowserPool, BROWSER_DEFAULTS, type BrowserRequest } from "../src/browser.js";
+import { BrowserPool, BROWSER_DEFAULTS, reusableFor, type BrowserRequest } from "../src/browser.js";
 import { classify } from "../src/classify.js";
 import { PARSERS } from "../src/kinds/index.js";
 import { FIXTURES_DIR, fixturesAvailable } from "./fixtures-dir.js";
@@ -73,12 +76,47 @@ d("browser transport (local Chromium)", () => {
     const pages = replay.requests().filter((r) => r.path === "/search");
     expect(pages.map((r) => r.guard ?? "passed")).toEqual(["challenge", "passed", "passed"]);
     expect(pages.every((r) => r.tls === "chrome" && !/Headless/.test(r.userAgent ?? ""))).toBe(true);
-  });
+  }, 30_000);
 
   test("only the page's own host is asked: images, fonts, media and third-party hosts are blocked", async () => {
     await pool.fetch(ask(replay, "/search?q=coffee&hl=en"), settings);
     const paths = replay.requests().map((r) => r.path);
     expect(paths.filter((p) => /\.(png|jpe?g|gif|webp|svg|woff2?|ttf|mp4)$/i.test(p))).toEqual([]);
+  }, 30_000);
+
+  test("a warm page is read as it arrives: nothing rendered, parsed as the capture, its bytes about the compressed page", async () => {
+    const own = new BrowserPool({ concurrency: 1 }, { ca: replay.certPem });
+    try {
+      const cold = await own.fetch(ask(replay, "/search?q=coffee&hl=en"), settings);
+      expect(cold.ok).toBe(true);
+      replay.clearRequests();
+      const warm = await own.fetch(ask(replay, "/search?q=coffee&hl=en"), settings);
+      if (!warm.ok) throw new Error(`${warm.failure} ${warm.detail}`);
+      // Only the document was asked for: no script, style or XHR of a rendered page.
+      expect(replay.requests().map((r) => r.path)).toEqual(["/search"]);
+      const file = join(FIXTURES_DIR, String(warm.response.headers["x-replay-file"]));
+      const captured = readFileSync(file);
+      expect(JSON.stringify(PARSERS["web-search"](warm.response.body))).toBe(JSON.stringify(PARSERS["web-search"](captured.toString("utf8"))));
+      // The replay compresses as the upstream does: what came through is the gzipped page and its headers.
+      const compressed = gzipSync(captured).length;
+      expect(warm.bytes.down).toBeGreaterThanOrEqual(compressed);
+      expect(warm.bytes.down).toBeLessThan(compressed + 2_048);
+      expect(warm.bytes.up).toBeGreaterThan(200); // the request line and headers, the cookie among them
+      expect(warm.bytes.up).toBeLessThan(4_096);
+      // The cold one rendered the challenge and the page: more bytes, all counted.
+      expect(cold.bytes.down).toBeGreaterThan(warm.bytes.down);
+    } finally {
+      await own.close();
+    }
+  }, 60_000);
+
+  test("reuse of static files follows their Cache-Control", () => {
+    expect(reusableFor("public, max-age=31536000, immutable")).toBe(24 * 3_600_000);
+    expect(reusableFor("public, max-age=600")).toBe(600_000);
+    expect(reusableFor("immutable")).toBe(86_400_000);
+    expect(reusableFor("private, max-age=600")).toBe(0);
+    expect(reusableFor("no-store")).toBe(0);
+    expect(reusableFor(undefined)).toBe(0);
   });
 
   test("a suggestion list comes back as the upstream sent it, not as the browser's XML viewer", async () => {
@@ -90,7 +128,8 @@ d("browser transport (local Chromium)", () => {
   test("the rendered HTML parses exactly as the captured page does, for every captured web page", async () => {
     const files = ["web", "web-mobile", "web-nojs"].flatMap((dir) => readdirSync(join(FIXTURES_DIR, dir)).map((f) => `${dir}/${f}`));
     const single = await startReplayServer({ dir: FIXTURES_DIR, https: true, routes: files.map((file) => ({ q: file.replace(/\W+/g, "-"), file })) });
-    const own = new BrowserPool({ concurrency: 2 }, { ca: single.certPem });
+    // Every page rendered (as under a challenge), which is what lets a warm page be read raw.
+    const own = new BrowserPool({ concurrency: 2, renderAlways: true }, { ca: single.certPem });
     try {
       const differing: string[] = [];
       const left: string[] = [];
@@ -163,6 +202,111 @@ d("browser transport (local Chromium)", () => {
       if (display !== undefined) process.env.DISPLAY = display;
     }
   }, 60_000);
+});
+
+d("browser transport: what a rendered page may fetch", () => {
+  /** A page with the upstream's kinds of subresources, from a loopback server that logs every request. */
+  let server: Server;
+  let base: string;
+  const seen: string[] = [];
+  const PAGE = `<!doctype html><html><head><title>x - Google Search</title>
+<link rel="stylesheet" href="/xjs/_/ss/k=style.css"><link rel="prefetch" href="/prefetched"><link rel="manifest" href="/manifest.json">
+<script src="/xjs/_/js/k=app.js"></script></head>
+<body><div id="search"><div id="rso"><div class="g"><a href="https://example.com/"><h3>Example</h3></a></div></div></div>
+<img src="/logo.png"><a ping="/gen_204?ping" href="/url?q=x">x</a>
+<script>navigator.sendBeacon("/gen_204?beacon", "x"); fetch("/complete/search?q=x"); fetch("/async/needed").then(r => r.text()).then(t => { document.querySelector("#rso").insertAdjacentHTML("beforeend", t); });</script>
+</body></html>`;
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      seen.push(req.url ?? "");
+      const path = (req.url ?? "").split("?")[0];
+      if (path === "/search") return res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(PAGE);
+      if (path!.startsWith("/xjs/")) {
+        const type = path!.includes("ss/") ? "text/css" : "text/javascript";
+        return res.writeHead(200, { "content-type": type, "cache-control": "public, max-age=31536000, immutable" }).end(type === "text/css" ? "h3{color:red}" : "window.loaded=1;");
+      }
+      if (path === "/async/needed") return res.writeHead(200, { "content-type": "text/html" }).end(`<div class="g"><a href="https://example.org/"><h3>Late</h3></a></div>`);
+      res.writeHead(204).end();
+    });
+    await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((done) => server.close(() => done())));
+
+  test("scripts and styles come through the exit once, then from the local cache; pings, beacons, prefetches, images and logging XHRs never", async () => {
+    const pool = new BrowserPool({ concurrency: 1, renderAlways: true });
+    const req: BrowserRequest = { url: `${base}/search?q=x`, headers: { "accept-language": "en-US,en;q=0.9" }, device: "desktop", language: "en", country: "us" };
+    try {
+      const first = await pool.fetch(req, settings);
+      const second = await pool.fetch(req, settings);
+      if (!first.ok || !second.ok) throw new Error("the page did not load");
+      // The page's own XHR (what it needs) ran, and the DOM was read after it filled the region in.
+      expect(second.response.body).toContain("Late");
+      expect(seen.filter((u) => u.startsWith("/xjs/")).sort()).toEqual(["/xjs/_/js/k=app.js", "/xjs/_/ss/k=style.css"]);
+      expect(pool.statics.counts.hits).toBeGreaterThanOrEqual(2);
+      expect(seen.filter((u) => /^\/(gen_204|complete|prefetched|manifest|logo)/.test(u))).toEqual([]);
+      expect(seen.filter((u) => u.startsWith("/async/needed"))).toHaveLength(2);
+      // The second page moved fewer bytes: its static files did not cross the exit again.
+      expect(second.bytes.down).toBeLessThan(first.bytes.down);
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
+});
+
+d("browser transport: a page read raw", () => {
+  test("keeps the cookies its document sets, and sends them with the next page, as a rendered one does", async () => {
+    let n = 0;
+    const cookies: string[] = [];
+    const server = createServer((req, res) => {
+      n++;
+      cookies.push(req.headers.cookie ?? "");
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8", "set-cookie": `NID=v${n}; Path=/; Max-Age=600` }).end(`<html><body><div id="rso">page ${n}</div></body></html>`);
+    });
+    await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+    const pool = new BrowserPool({ concurrency: 1 });
+    const req: BrowserRequest = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/search?q=x`, headers: {}, device: "desktop", language: "en", country: "us" };
+    try {
+      const bodies: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const r = await pool.fetch(req, settings);
+        if (!r.ok) throw new Error(`${r.failure} ${r.detail}`);
+        bodies.push(r.response.body);
+      }
+      // The first rendered (the DOM, re-serialized), the others raw: exactly as sent.
+      expect(bodies.slice(1)).toEqual([`<html><body><div id="rso">page 2</div></body></html>`, `<html><body><div id="rso">page 3</div></body></html>`]);
+      expect(cookies).toEqual(["", "NID=v1", "NID=v2"]);
+    } finally {
+      await pool.close();
+      server.close();
+    }
+  }, 30_000);
+});
+
+d("browser transport: snapshots under load", () => {
+  test("a rendered shopping page parses identically 20 times in a row while both cores are kept busy", async () => {
+    const file = "shopping/ean-7891114090307-shopping-pt-br-2021.html";
+    const replay = await startReplayServer({ dir: FIXTURES_DIR, https: true, routes: [{ file }] });
+    const pool = new BrowserPool({ concurrency: 1, renderAlways: true }, { ca: replay.certPem });
+    // Two spinning processes, one per core, for as long as the test runs.
+    const busy = [0, 1].map(() => spawn(process.execPath, ["-e", "const end = Date.now() + 120000; while (Date.now() < end);"], { stdio: "ignore" }));
+    try {
+      const direct = JSON.stringify(PARSERS["web-shopping-search"](readFileSync(join(FIXTURES_DIR, file), "utf8")));
+      expect(JSON.parse(direct).shopping_results?.length).toBeGreaterThan(0);
+      const req = ask(replay, "/search?q=7891114090307&tbm=shop&hl=pt-BR&gl=br", { language: "pt-BR", country: "br" });
+      const parses: string[] = [];
+      for (let i = 0; i < 20; i++) {
+        const r = await pool.fetch(req, { ...settings, timeoutMs: 30_000 });
+        if (!r.ok) throw new Error(`render ${i}: ${r.failure} ${r.detail}`);
+        parses.push(JSON.stringify(PARSERS["web-shopping-search"](r.response.body)));
+      }
+      expect(parses.filter((p) => p !== direct)).toEqual([]);
+    } finally {
+      for (const child of busy) child.kill("SIGKILL");
+      await pool.close();
+      await replay.close();
+    }
+  }, 120_000);
 });
 
 d("browser transport (a remote browser)", () => {

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { connect, type AddressInfo, type Socket } from "node:net";
 import { gzipSync } from "node:zlib";
 import { fetchPage, type FetchSettings } from "../src/fetch.js";
-import { isResting, ProxyPool } from "../src/proxies.js";
+import { makeProxy } from "../src/proxies.js";
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -170,73 +170,12 @@ describe("fetchPage through a proxy", () => {
 
   test("tunnels the request through the configured proxy", async () => {
     handler = (_req, res) => res.end("<html>via proxy</html>");
-    const pool = new ProxyPool([proxyUrl]);
-    const p = pool.next();
-    if (!p || isResting(p)) throw new Error("expected a proxy");
+    const p = makeProxy(proxyUrl);
     expect(p.label).not.toContain("secret");
     const r = await fetchPage({ url: `${base}/search?q=p`, headers: {}, proxy: p }, settings);
     expect(r.ok && r.response.body).toBe("<html>via proxy</html>");
     expect(tunnels).toContain(base.replace("http://", ""));
-    pool.close();
-  });
-});
-
-describe("ProxyPool", () => {
-  const urls = ["http://10.0.0.1:8080", "http://10.0.0.2:8080", "http://10.0.0.3:8080"];
-  let now = 0;
-  const pool = () => new ProxyPool(urls, { baseRestMs: 1_000, maxRestMs: 5_000, now: () => now });
-  const label = (p: ReturnType<ProxyPool["next"]>) => (p && !isResting(p) ? p.label : p);
-
-  beforeEach(() => {
-    now = 0;
-  });
-
-  test("without proxies every request goes direct", () => {
-    expect(new ProxyPool([]).next()).toBeUndefined();
-  });
-
-  test("takes turns round-robin", () => {
-    const p = pool();
-    expect([1, 2, 3, 4].map(() => label(p.next()))).toEqual(["10.0.0.1:8080", "10.0.0.2:8080", "10.0.0.3:8080", "10.0.0.1:8080"]);
-    p.close();
-  });
-
-  test("a failed proxy rests, for twice as long after each failure in a row, up to the cap", () => {
-    const p = pool();
-    const first = p.next();
-    if (!first || isResting(first)) throw new Error("expected a proxy");
-    p.failed(first, "blocked");
-    expect(p.restingFor(first)).toBe(1_000);
-    expect([1, 2, 3].map(() => label(p.next()))).toEqual(["10.0.0.2:8080", "10.0.0.3:8080", "10.0.0.2:8080"]);
-    now = 1_000;
-    p.failed(first, "blocked");
-    expect(p.restingFor(first)).toBe(2_000);
-    p.failed(first, "blocked");
-    p.failed(first, "blocked");
-    p.failed(first, "blocked");
-    expect(p.restingFor(first)).toBe(5_000);
-    p.succeeded(first);
-    expect(p.restingFor(first)).toBe(0);
-    expect(p.available()).toBe(3);
-    p.close();
-  });
-
-  test("when every proxy rests it says so, with the reason", () => {
-    const p = pool();
-    for (let i = 0; i < 3; i++) {
-      const next = p.next();
-      if (!next || isResting(next)) throw new Error("expected a proxy");
-      p.failed(next, i === 0 ? "blocked" : "timeout");
-    }
-    expect(p.available()).toBe(0);
-    expect(p.next()).toEqual({ resting: "blocked" });
-    now = 1_000;
-    expect(isResting(p.next())).toBe(false);
-    p.close();
-  });
-
-  test("refuses proxies that are not http(s), without echoing credentials", () => {
-    expect(() => new ProxyPool(["socks5://user:pw@10.0.0.9:1080"])).toThrow(/10\.0\.0\.9:1080/);
-    expect(() => new ProxyPool(["socks5://user:pw@10.0.0.9:1080"])).not.toThrow(/pw/);
+    p.agents.http.destroy();
+    p.agents.https.destroy();
   });
 });

@@ -599,7 +599,7 @@ describe("upstream settings", () => {
   test("bad values fail at boot, naming the setting but never echoing a proxy's credentials", () => {
     expect(() => upstreamOptionsFromEnv({ UPSTREAM_TIMEOUT_MS: "10s" })).toThrow("UPSTREAM_TIMEOUT_MS");
     expect(() => upstreamOptionsFromEnv({ UPSTREAM_BASE_URL: "ftp://x" })).toThrow("baseUrl");
-    expect(() => upstreamOptionsFromEnv({ UPSTREAM_PROXIES: "user:secret@host" })).toThrow(/^proxies\[0\] must be/);
+    expect(() => upstreamOptionsFromEnv({ UPSTREAM_PROXIES: "user:secret@host" })).toThrow(/^UPSTREAM_PROXIES\[0\]: proxy URL/);
     expect(() => upstreamOptionsFromEnv({ UPSTREAM_PROXIES: "user:secret@host" })).not.toThrow(/secret/);
     expect(() => createUpstream({ maxTries: 0 })).toThrow("maxTries");
   });

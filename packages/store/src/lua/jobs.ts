@@ -53,7 +53,7 @@ export const FINALIZE = script(
   {
     name: "Finalize",
     keys: ["job", "account", "ledger", "usage", "unqueued"],
-    args: ["status", "price", "completedAt", "latencyMs", "error", "result", "retention", "jobId", "finalChannel", "upstreamUrl", "cachedFrom", "coverage"],
+    args: ["status", "price", "completedAt", "latencyMs", "error", "result", "retention", "jobId", "finalChannel", "upstreamUrl", "cachedFrom", "coverage", "exit"],
   },
   `
 redis.call('ZREM', unqueued, jobId)
@@ -81,6 +81,7 @@ if cachedFrom ~= '' then
   entry.cacheHit = true
 end
 if coverage ~= '' then redis.call('HSET', job, 'coverage', coverage) end
+if exit ~= '' then redis.call('HSET', job, 'exit', exit) end
 ${xaddEntry("ledger", "entry")}
 redis.call('HINCRBY', usage, endpoint .. ':' .. status, 1)
 redis.call('HINCRBY', usage, endpoint .. ':credits', charge)
