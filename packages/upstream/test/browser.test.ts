@@ -216,6 +216,10 @@ d("browser transport: what a rendered page may fetch", () => {
 <img src="/logo.png"><a ping="/gen_204?ping" href="/url?q=x">x</a>
 <script>navigator.sendBeacon("/gen_204?beacon", "x"); fetch("/complete/search?q=x"); fetch("/async/needed").then(r => r.text()).then(t => { document.querySelector("#rso").insertAdjacentHTML("beforeend", t); });</script>
 </body></html>`;
+  /** Results filled in by the page's script one at a time, 20 ms apart, as a deferred layout does. */
+  const DEFERRED = `<!doctype html><html><head><title>y - Google Search</title></head><body><div id="search"><div id="rso"></div></div>
+<script>let i = 0; const step = () => { document.querySelector("#rso").insertAdjacentHTML("beforeend", '<div class="g"><a href="https://example.com/' + i + '"><h3>Result ' + i + '</h3></a></div>'); if (++i < 20) setTimeout(step, 20); }; setTimeout(step, 20);</script>
+</body></html>`;
   beforeAll(async () => {
     server = createServer((req, res) => {
       seen.push(req.url ?? "");
@@ -225,6 +229,7 @@ d("browser transport: what a rendered page may fetch", () => {
         const type = path!.includes("ss/") ? "text/css" : "text/javascript";
         return res.writeHead(200, { "content-type": type, "cache-control": "public, max-age=31536000, immutable" }).end(type === "text/css" ? "h3{color:red}" : "window.loaded=1;");
       }
+      if (path === "/deferred") return res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(DEFERRED);
       if (path === "/async/needed") return res.writeHead(200, { "content-type": "text/html" }).end(`<div class="g"><a href="https://example.org/"><h3>Late</h3></a></div>`);
       res.writeHead(204).end();
     });
@@ -252,6 +257,17 @@ d("browser transport: what a rendered page may fetch", () => {
       await pool.close();
     }
   }, 60_000);
+
+  test("a rendered page is read once its results region stops changing, not when its HTML has arrived", async () => {
+    const pool = new BrowserPool({ concurrency: 1, renderAlways: true });
+    try {
+      const r = await pool.fetch({ url: `${base}/deferred`, headers: {}, device: "desktop", language: "en", country: "us" }, settings);
+      if (!r.ok) throw new Error(`${r.failure} ${r.detail}`);
+      expect(r.response.body.match(/<h3>Result \d+<\/h3>/g)).toHaveLength(20);
+    } finally {
+      await pool.close();
+    }
+  }, 30_000);
 });
 
 d("browser transport: a page read raw", () => {
