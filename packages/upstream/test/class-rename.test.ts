@@ -14,38 +14,7 @@ import { parseShopping } from "../src/kinds/web-shopping-search.js";
 import { parseImages } from "../src/kinds/web-images.js";
 import { isDateText } from "../src/html/cards.js";
 import { FIXTURES_DIR, fixturesAvailable } from "./fixtures-dir.js";
-
-/** A small seeded generator, so a failure names the seed that made it. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const CLASS_ATTR = /(\sclass\s*=\s*)("([^"]*)"|'([^']*)'|([^\s"'>]+))/gi;
-
-/** Every class name of the page renamed to a random one (the same everywhere on the page). */
-export function renameClasses(html: string, seed: number): string {
-  const random = generator(seed);
-  const names = new Map<string, string>();
-  const rename = (c: string) => {
-    if (!names.has(c)) names.set(c, `${String.fromCharCode(97 + Math.floor(random() * 26))}${Math.floor(random() * 36 ** 5).toString(36)}`);
-    return names.get(c)!;
-  };
-  return html.replace(CLASS_ATTR, (_m, pre: string, _v, dq?: string, sq?: string, bare?: string) => {
-    const value = dq ?? sq ?? bare ?? "";
-    return `${pre}"${value.split(/\s+/).filter(Boolean).map(rename).join(" ")}"`;
-  });
-}
-
-export function dropClasses(html: string): string {
-  return html.replace(CLASS_ATTR, "");
-}
+import { dropClasses, renameClasses } from "./rename-classes.js";
 
 const seed = Number(process.env.RENAME_SEED ?? Date.now() % 100_000);
 const describeIfFixtures = fixturesAvailable ? describe : describe.skip;
