@@ -34,9 +34,9 @@ function rawGet(url: string, headers: Record<string, string>): Promise<{ status:
   });
 }
 
-/** The blocks the page parses into today, as a job result. */
-function reparsed(endpoint: Endpoint, params: Parameters<typeof buildResult>[1], page: string) {
-  return buildResult(endpoint, params, parsePage(endpoint, page).blocks);
+/** The blocks the page parses into today, as the job result that was sold (with the layout it says it came from). */
+function reparsed(endpoint: Endpoint, params: Parameters<typeof buildResult>[1], page: string, sold: { layout?: Parameters<typeof buildResult>[3] }) {
+  return buildResult(endpoint, params, parsePage(endpoint, page).blocks, sold.layout);
 }
 
 d("raw pages kept (RAW_HTML_RETENTION_SECONDS default 3600)", () => {
@@ -74,7 +74,7 @@ d("raw pages kept (RAW_HTML_RETENTION_SECONDS default 3600)", () => {
     expect(page.headers["content-encoding"]).toBeUndefined();
     expect(page.text.length).toBeGreaterThan(50_000);
     // It is the page the result came from: today's parser turns it into the very same result.
-    expect(reparsed("web-search", res.body.job.params, page.text)).toEqual(res.body.result);
+    expect(reparsed("web-search", res.body.job.params, page.text, res.body.result)).toEqual(res.body.result);
 
     const key = `${stack.prefix}:raw:${id}`;
     const ttl = await stack.redis.ttl(key);
@@ -97,7 +97,7 @@ d("raw pages kept (RAW_HTML_RETENTION_SECONDS default 3600)", () => {
     const plain = await rawGet(`${origin}/v1/jobs/${id}/html`, { Authorization: auth });
     expect(plain.headers["content-encoding"]).toBeUndefined();
     expect(brotliDecompressSync(br.body).equals(plain.body)).toBe(true);
-    expect(reparsed("web-news", res.body.job.params, plain.body.toString("utf8"))).toEqual(res.body.result);
+    expect(reparsed("web-news", res.body.job.params, plain.body.toString("utf8"), res.body.result)).toEqual(res.body.result);
   }, LIVE);
 
   test("the autocomplete kind keeps its JSON answer, served as JSON", async () => {
@@ -106,7 +106,7 @@ d("raw pages kept (RAW_HTML_RETENTION_SECONDS default 3600)", () => {
     const page = await api().get(`/v1/jobs/${res.body.job.id}/html`).set("Authorization", auth);
     expect(page.status).toBe(200);
     expect(page.headers["content-security-policy"]).toMatch(/^sandbox/);
-    expect(reparsed("web-autocomplete", res.body.job.params, page.text)).toEqual(res.body.result);
+    expect(reparsed("web-autocomplete", res.body.job.params, page.text, res.body.result)).toEqual(res.body.result);
   }, LIVE);
 
   test("only the owner reads it: another account, an unknown id, a failed job and no key are refused", async () => {
@@ -137,7 +137,7 @@ d("raw pages kept (RAW_HTML_RETENTION_SECONDS default 3600)", () => {
     expect(final.body.job.status).toBe("completed");
     const page = await api().get(`/v1/jobs/${queued.body.job.id}/html`).set("Authorization", auth);
     expect(page.status).toBe(200);
-    expect(reparsed("web-local", final.body.job.params as never, page.text)).toEqual(final.body.result);
+    expect(reparsed("web-local", final.body.job.params as never, page.text, final.body.result as never)).toEqual(final.body.result);
   }, LIVE);
 
   describe("the compatibility endpoint", () => {
@@ -155,7 +155,7 @@ d("raw pages kept (RAW_HTML_RETENTION_SECONDS default 3600)", () => {
       expect(page.headers["content-type"]).toMatch(/^text\/html/);
       expect(page.headers["content-security-policy"]).toMatch(/^sandbox/);
       const job = (await stack.api.jobs.get(id))!;
-      expect(reparsed("web-search", job.job.params, page.text)).toEqual(job.result);
+      expect(reparsed("web-search", job.job.params, page.text, job.result as { layout?: "full" | "light" })).toEqual(job.result);
       // The archive in JSON links it too; another account's key gets a 404 {error}.
       expect((await api().get(`/searches/${id}.json`).query({ api_key: key })).body.search_metadata.raw_html_file).toBe(file);
       const other = await stack.account(1);

@@ -54,8 +54,9 @@ export function endpointNamed(text: string): Endpoint | undefined {
 type Blocks = Record<string, unknown>;
 
 /** The result's blocks (its parameters are the job's, not the parser's). */
+/** A result's blocks: what it carries besides its parameters and the layout of the page it came from. */
 function blocksOf(result: JobResult | null): Blocks {
-  const { search_parameters: _sp, ...blocks } = (result ?? {}) as Blocks;
+  const { search_parameters: _sp, layout: _layout, ...blocks } = (result ?? {}) as Blocks;
   return blocks;
 }
 
