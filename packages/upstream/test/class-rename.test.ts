@@ -4,14 +4,17 @@
  * the page, as a redesign's new build would), and with every class attribute dropped, still gives
  * at least 90% of the items the original page gives.
  *
- * Kinds covered so far: news, shopping search and images. (Web and local still find most of their
- * blocks by class names: see the issue.)
+ * Kinds covered so far: news, shopping search, images and local cards (the local packs of the web
+ * pages: the shared pages hold no local results page). Web search's other blocks still find most of
+ * their parts by class names: see the issue.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseNews } from "../src/kinds/web-news.js";
 import { parseShopping } from "../src/kinds/web-shopping-search.js";
 import { parseImages } from "../src/kinds/web-images.js";
+import { extractLocalPack } from "../src/kinds/web-local.js";
+import { parseHtml } from "../src/html/index.js";
 import { isDateText } from "../src/html/cards.js";
 import { FIXTURES_DIR, fixturesAvailable } from "./fixtures-dir.js";
 import { dropClasses, renameClasses } from "./rename-classes.js";
@@ -86,6 +89,35 @@ describeIfFixtures(`images: class names renamed (seed ${seed}) or dropped`, () =
       const kept = original.filter((o) => items.some((i) => i.link === o.link && i.thumbnail === o.thumbnail));
       expect(kept.length).toBeGreaterThanOrEqual(Math.ceil(0.9 * original.length));
       expect(items.filter((i) => i.title).length).toBeGreaterThanOrEqual(Math.ceil(0.9 * original.filter((o) => o.title).length));
+    }
+  });
+});
+
+describeIfFixtures(`local cards: class names renamed (seed ${seed}) or dropped`, () => {
+  const pages = ["web", "web-mobile", "web-nojs"].flatMap((d) => readdirSync(join(FIXTURES_DIR, d)).map((f) => `${d}/${f}`));
+  const packs = pages
+    .map((page) => ({ page, html: readFileSync(join(FIXTURES_DIR, page), "utf8") }))
+    .map(({ page, html }) => ({ page, html, places: extractLocalPack(parseHtml(html))?.places ?? [] }))
+    .filter((p) => p.places.length > 0);
+
+  test("the shared pages hold local packs to test", () => {
+    expect(packs.length).toBeGreaterThanOrEqual(10);
+  });
+
+  test.each(packs.map((p) => [p.page, p] as const))("%s: ≥ 90% of the places, with their name, rating, address, phone and hours", (_, { html, places }) => {
+    for (const changed of [renameClasses(html, seed), dropClasses(html)]) {
+      const found = extractLocalPack(parseHtml(changed))?.places ?? [];
+      // Each place paired with the first place of the same name not yet paired (two shops may share a name).
+      const left = [...found];
+      const pairs = places.flatMap((o) => {
+        const at = left.findIndex((f) => f.title === o.title);
+        return at < 0 ? [] : [[o, left.splice(at, 1)[0]!] as const];
+      });
+      expect(pairs.length).toBeGreaterThanOrEqual(Math.ceil(0.9 * places.length));
+      for (const [o, f] of pairs) {
+        const shown = Object.fromEntries((["rating", "reviews", "address", "phone", "hours"] as const).filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
+        expect(f).toMatchObject(shown);
+      }
     }
   });
 });

@@ -191,7 +191,7 @@ function imageSources(doc: Document): () => Map<string, string> {
 }
 
 /** A card: where it is, and its name and lines once found (details cards are read from `details`). */
-type Card = { root: Element; details: Element } | { root: Element; title: string; lines: Line[]; hotel: boolean };
+type Card = { root: Element; details: Element; untitled?: boolean } | { root: Element; title: string; lines: Line[]; hotel: boolean };
 
 /** The business cards of a page: those with a details block, else basic HTML place cards. */
 function findCards(doc: Document): Card[] {
@@ -203,7 +203,61 @@ function findCards(doc: Document): Card[] {
     seen.add(root);
     cards.push({ root, details });
   }
-  return cards.length ? cards : basicCards(doc);
+  if (cards.length) return cards;
+  const shaped = shapedCards(doc);
+  return shaped.length ? shaped : basicCards(doc);
+}
+
+/** Element children of `el` that show text to a reader (a tile's `aria-hidden` letter label does not). */
+function textBlocks(el: Element): number {
+  return el.children.filter((c) => isTag(c) && shows(c)).length;
+}
+
+function shows(el: Element): boolean {
+  return el.attribs["aria-hidden"] !== "true" && text(el) !== "";
+}
+
+/** A card's place id on the card itself (desktop `data-cid`, mobile 2023 `data-rc_ludocids`): stable attributes. */
+const CARD_ID = "[data-cid], [data-rc_ludocids]";
+const HEADING = '[role="heading"]';
+/** A line that is a price with a number (`$2,030.00`): a product's, never a place's (a place shows a price level, `$$`, in its rating line). */
+const PRODUCT_PRICE = /^\p{Sc}\s?\d/u;
+
+/**
+ * Cards found by shape when the details block's class is not on the page (a redesign renamed it):
+ * each element naming a place by its id and holding a heading is a card, and the block around the
+ * heading holds its lines. One card per place id (a card links its place twice: text and photo).
+ */
+function shapedCards(doc: Document): Card[] {
+  const seen = new Set<string>();
+  const cards: Card[] = [];
+  for (const el of all(CARD_ID, doc)) {
+    const id = el.attribs["data-cid"] ?? el.attribs["data-rc_ludocids"] ?? "";
+    if (!/^\d+$/.test(id) || seen.has(id)) continue;
+    const heading = first(HEADING, el);
+    if (!heading?.parent || !isTag(heading.parent)) {
+      // Mobile 2023 cards (`data-rc_ludocids`, a place's id by name) name the place in a plain block:
+      // the lines are the block with the most of them.
+      if (el.attribs["data-rc_ludocids"] === undefined) continue;
+      const block = all("div", el).reduce<Element | undefined>((best, d) => (textBlocks(d) > (best ? textBlocks(best) : 2) ? d : best), undefined);
+      if (block && !block.children.some((c) => isTag(c) && PRODUCT_PRICE.test(text(c)))) {
+        seen.add(id);
+        cards.push({ root: el, details: block, untitled: true });
+      }
+      continue;
+    }
+    seen.add(id);
+    // The block holding the name and the lines: the first one up from the heading with other text beside it.
+    let details: Element = heading.parent;
+    while (details !== el && details.parent && isTag(details.parent) && textBlocks(details) < 2) details = details.parent;
+    // 2019–2021: the name stands beside the block of lines rather than in it.
+    const beside = details.children.filter(isTag).filter((c) => c !== heading && !isInside(heading, c) && shows(c));
+    if (beside.length === 1 && textBlocks(beside[0]!) >= 2) details = beside[0]!;
+    // A product card beside the pack (a shopping carousel) names an id too, but shows a price of its own.
+    if (details.children.some((c) => isTag(c) && PRODUCT_PRICE.test(text(c)))) continue;
+    cards.push({ root: el, details });
+  }
+  return cards;
 }
 
 /**
@@ -352,7 +406,8 @@ interface Line {
 
 function readCard(found: Card, position: number, withPrice: boolean, images: () => Map<string, string>): LocalPackPlace | undefined {
   const card = scan(found.root, CARD_PARTS);
-  const titleEl = "details" in found ? card.first(CARD.title) : null;
+  // A card found by shape may name its place without a heading: its first line is the name.
+  const titleEl = "details" in found ? (card.first(CARD.title) ?? (found.untitled ? found.details.children.find((c): c is Element => isTag(c) && shows(c)) : null) ?? null) : null;
   const title = "details" in found ? text(titleEl) : found.title;
   if (!title) return undefined;
   const place: LocalPackPlace = { position, title, ...placeIds(found.root, card) };
