@@ -208,6 +208,19 @@ function findCards(doc: Document): Card[] {
   return shaped.length ? shaped : basicCards(doc);
 }
 
+/**
+ * Whether a block found by shape reads as a place's card: some line is a rating, an opening status,
+ * a phone number or an address with a number in it (a dialog or a panel that names a place id shows
+ * none of them).
+ */
+function showsPlace(details: Element): boolean {
+  return details.children.some((c) => {
+    if (!isTag(c)) return false;
+    const t = text(c);
+    return RATING_LINE.test(t) || NO_REVIEWS.test(t.split(SEPARATOR)[0] ?? "") || isHours(t) || /\d/.test(t);
+  });
+}
+
 /** Element children of `el` that show text to a reader (a tile's `aria-hidden` letter label does not). */
 function textBlocks(el: Element): number {
   return el.children.filter((c) => isTag(c) && shows(c)).length;
@@ -240,7 +253,7 @@ function shapedCards(doc: Document): Card[] {
       // the lines are the block with the most of them.
       if (el.attribs["data-rc_ludocids"] === undefined) continue;
       const block = all("div", el).reduce<Element | undefined>((best, d) => (textBlocks(d) > (best ? textBlocks(best) : 2) ? d : best), undefined);
-      if (block && !block.children.some((c) => isTag(c) && PRODUCT_PRICE.test(text(c)))) {
+      if (block && !block.children.some((c) => isTag(c) && PRODUCT_PRICE.test(text(c))) && showsPlace(block)) {
         seen.add(id);
         cards.push({ root: el, details: block, untitled: true });
       }
@@ -255,6 +268,7 @@ function shapedCards(doc: Document): Card[] {
     if (beside.length === 1 && textBlocks(beside[0]!) >= 2) details = beside[0]!;
     // A product card beside the pack (a shopping carousel) names an id too, but shows a price of its own.
     if (details.children.some((c) => isTag(c) && PRODUCT_PRICE.test(text(c)))) continue;
+    if (!showsPlace(details)) continue;
     cards.push({ root: el, details });
   }
   return cards;
