@@ -22,7 +22,7 @@
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { commandOf, isRunning } from "./supervise.mjs";
+import { commandOf, isRunning, surviveLostOutput } from "./supervise.mjs";
 
 const say = (msg) => console.log(`[run] ${msg}`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -82,6 +82,7 @@ class Adopted {
  * }} server
  */
 export async function keep(server) {
+  surviveLostOutput();
   const [dir, graceArg] = process.argv.slice(2);
   const appsGraceMs = Number(graceArg) || 60_000;
   const urlFile = join(dir, server.urlFile);

@@ -23,7 +23,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { ensureChromium } from "./chromium.mjs";
 import { DEFAULT_DATA_DIR, freePort, spawnRedis } from "./redis.mjs";
 import { DEFAULT_DATA_DIR as DEFAULT_PG_DATA_DIR, startPostgres } from "./postgres.mjs";
-import { EXIT_CONFIG, Supervised, watchParent } from "./supervise.mjs";
+import { EXIT_CONFIG, Supervised, surviveLostOutput, watchParent } from "./supervise.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const PNPM = ["--yes", "pnpm@10.34.8"];
@@ -231,6 +231,7 @@ async function bench(args) {
   process.exit(r.status ?? 1);
 }
 
+surviveLostOutput();
 const [command, ...rest] = process.argv.slice(2);
 if (command === "start") {
   // A server that cannot be had (another npm start holds it) is one line, not a stack trace.

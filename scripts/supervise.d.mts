@@ -6,6 +6,7 @@ export function exitReason(code: number | null, signal: NodeJS.Signals | null): 
 export function isRunning(pid: number): boolean;
 export function commandOf(pid: number): string | undefined;
 export function watchParent(onGone: () => void, everyMs?: number): () => void;
+export function surviveLostOutput(): void;
 export class Supervised {
   constructor(name: string, start: () => ChildProcess, options: { say: (msg: string) => void; backoff?: typeof BACKOFF; onStart?: (child: ChildProcess) => void; onConfigError?: (name: string) => void });
   readonly name: string;

@@ -15,6 +15,15 @@ export const BACKOFF = Object.freeze({ firstMs: 1_000, maxMs: 30_000, resetAfter
  */
 export const EXIT_CONFIG = 78;
 
+/**
+ * Output whose reader has gone (a pipe closed by the process that started us) must not end this
+ * process: a write then fails with EPIPE, emitted as an 'error' on the stream, which Node throws
+ * when nobody listens. The lines are dropped instead, and the process goes on supervising.
+ */
+export function surviveLostOutput() {
+  for (const stream of [process.stdout, process.stderr]) stream.on("error", () => undefined);
+}
+
 /** The wait before restart number `n` (1-based) of a run of crashes in a row. */
 export function restartDelay(n, backoff = BACKOFF) {
   return Math.min(backoff.firstMs * 2 ** Math.max(0, n - 1), backoff.maxMs);
