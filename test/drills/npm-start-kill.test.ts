@@ -105,7 +105,9 @@ function drill(envOf: (dir: string) => Record<string, string>): Drill {
       const base = `http://127.0.0.1:${env.PORT}`;
       await waitFor("the API answering /healthz and the worker ready", async () => {
         if (child.exitCode !== null) throw new StopWaiting(`run.mjs exited (${child.exitCode}):\n${lines.slice(-30).join("\n")}`);
-        const apiUp = (await statusOf(`${base}/healthz`)) === 200;
+        // This run's own API: the old one, let go while it drains, may still answer on the port.
+        const listening = lines.some((l) => l.includes('"msg":"API listening on'));
+        const apiUp = listening && (await statusOf(`${base}/healthz`)) === 200;
         return apiUp && lines.some((l) => l.includes('"msg":"workers ready"'));
       }, 40_000, 100).catch((err: Error) => {
         throw new Error(`${err.message}\n${lines.slice(-30).join("\n")}`);
