@@ -5,7 +5,7 @@
  * process and a file swapped in between is not read — up to a size bound, as UTF-8 text.
  * Any refusal is a ConfigFileError whose message is one line naming the setting and the file.
  */
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync, statSync, type Stats } from "node:fs";
 
 /** A configuration file refused: one line, `SETTING: file: why`. Boot exits 78 on it; a reload keeps the last good version. */
 export class ConfigFileError extends Error {
@@ -57,3 +57,42 @@ export const PROFILES_FILE_MAX_BYTES = 1 << 20;
  * (every target type in one file) about 25 MB.
  */
 export const GEOTARGETS_FILE_MAX_BYTES = 64 << 20;
+
+/**
+ * The version of a watched configuration file, by its stat. Polling the stat survives editors and
+ * deploy tools that replace the file by renaming. Each poll compares with the stat of the version
+ * last read (not with the previous poll, as fs.watchFile does), so a change made between the first
+ * read and the first poll is still seen.
+ */
+export class WatchedFile {
+  /** The file's stat as last read (null: it was missing). */
+  private read: Stats | null;
+
+  constructor(private readonly file: string) {
+    this.read = statOf(file);
+  }
+
+  /** Call just before reading the file: the version read is the one later polls compare with. */
+  reading(): void {
+    this.read = statOf(this.file);
+  }
+
+  /** Polls every `intervalMs`, calling `changed` when the file is not the version last read; returns the stop. */
+  poll(intervalMs: number, changed: () => void): () => void {
+    const timer = setInterval(() => {
+      const now = statOf(this.file);
+      const same = now && this.read ? now.mtimeMs === this.read.mtimeMs && now.size === this.read.size : now === this.read;
+      if (!same) changed();
+    }, intervalMs);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+}
+
+function statOf(file: string): Stats | null {
+  try {
+    return statSync(file);
+  } catch {
+    return null;
+  }
+}

@@ -5,9 +5,8 @@
  * the field, and the last good table stays in force. The file is read as every configuration file
  * is (config-file.ts): a regular file of at most 1 MiB.
  */
-import { statSync, type Stats } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { ConfigFileError, PROFILES_FILE_MAX_BYTES, readConfigFile } from "./config-file.js";
+import { ConfigFileError, PROFILES_FILE_MAX_BYTES, readConfigFile, WatchedFile } from "./config-file.js";
 import { parseProfileTable, ProfileTableError, type ProfileTable } from "./profiles.js";
 
 /** Receives the source's news: a table taken or refused. */
@@ -56,8 +55,7 @@ function readTable(file: string, setting: string): ProfileTable {
 export function profileSource(opts: ProfileSourceOptions = {}): ProfileSource {
   const file = opts.file ?? shippedProfilesFile();
   const log = opts.log ?? (() => undefined);
-  /** The file's stat as last read (null: it was missing), which each poll compares with. */
-  let read = statOf(file);
+  const watched = new WatchedFile(file);
   const setting = opts.file ? "UPSTREAM_PROFILES_FILE" : "the shipped profiles.json";
   let table: ProfileTable;
   try {
@@ -69,7 +67,7 @@ export function profileSource(opts: ProfileSourceOptions = {}): ProfileSource {
   log("info", "profile table loaded", { file, version: table.version });
 
   const reload = (): boolean => {
-    read = statOf(file);
+    watched.reading();
     try {
       table = readTable(file, setting);
     } catch (error) {
@@ -82,22 +80,7 @@ export function profileSource(opts: ProfileSourceOptions = {}): ProfileSource {
   };
 
   if (!opts.file) return { current: () => table, reload, close: () => undefined };
-  // Polling the file's stat survives editors and deploy tools that replace the file by renaming. Each
-  // poll compares with the stat of the version last read (not with the previous poll, as fs.watchFile
-  // does), so a change made between the first read and the first poll is still seen.
-  const poll = setInterval(() => {
-    const now = statOf(file);
-    const same = now && read ? now.mtimeMs === read.mtimeMs && now.size === read.size : now === read;
-    if (!same) reload();
-  }, opts.watchIntervalMs ?? 1_000);
-  poll.unref();
-  return { current: () => table, reload, close: () => clearInterval(poll) };
+  const stop = watched.poll(opts.watchIntervalMs ?? 1_000, () => void reload());
+  return { current: () => table, reload, close: stop };
 }
 
-function statOf(file: string): Stats | null {
-  try {
-    return statSync(file);
-  } catch {
-    return null;
-  }
-}

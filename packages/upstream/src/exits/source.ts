@@ -3,7 +3,7 @@
  * profile table is: a file that does not validate is refused with one log line naming the field,
  * and the last good pools stay), else UPSTREAM_PROXIES as one pool, else none.
  */
-import { statSync, type Stats } from "node:fs";
+import { WatchedFile } from "../config-file.js";
 import type { UpstreamLog } from "../profile-source.js";
 import { ExitsConfigError, poolsOfList, readExitsFile, type ExitsConfig } from "./config.js";
 
@@ -23,12 +23,12 @@ export function exitsSource(opts: { file?: string; list?: readonly string[]; wat
     return { current: () => config, onChange: () => undefined, reload: () => true, close: () => undefined };
   }
   const file = opts.file;
-  let read = statOf(file);
+  const watched = new WatchedFile(file);
   let config = readExitsFile(file);
   const listeners: ((c: ExitsConfig) => void)[] = [];
   log("info", "proxy pools loaded", { file, pools: config.pools.map((p) => p.name) });
   const reload = (): boolean => {
-    read = statOf(file);
+    watched.reading();
     try {
       config = readExitsFile(file);
     } catch (error) {
@@ -40,19 +40,7 @@ export function exitsSource(opts: { file?: string; list?: readonly string[]; wat
     for (const l of listeners) l(config);
     return true;
   };
-  const poll = setInterval(() => {
-    const now = statOf(file);
-    const same = now && read ? now.mtimeMs === read.mtimeMs && now.size === read.size : now === read;
-    if (!same) reload();
-  }, opts.watchIntervalMs ?? 1_000);
-  poll.unref();
-  return { current: () => config, onChange: (l) => listeners.push(l), reload, close: () => clearInterval(poll) };
+  const stop = watched.poll(opts.watchIntervalMs ?? 1_000, () => void reload());
+  return { current: () => config, onChange: (l) => listeners.push(l), reload, close: stop };
 }
 
-function statOf(file: string): Stats | null {
-  try {
-    return statSync(file);
-  } catch {
-    return null;
-  }
-}
