@@ -4,24 +4,17 @@
  * session's exit, and the exemption cookie is set on that session's browser context: the job
  * completes, billed once, and no cookie is presented from another exit.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync } from "node:fs";
 import request from "supertest";
-import { BROWSER_DEFAULTS, CaptchaSolver, profileTable, PROFILE_SETS } from "@serp/upstream";
-import { ROOT } from "../ops/support.js";
+import { BROWSER_DEFAULTS, CaptchaSolver } from "@serp/upstream";
 import { fixturesAvailable, startStack, type Stack } from "../support/stack.js";
-import { startExitFleet, type ExitFleet } from "../support/exits.js";
+import { browserOnlyTable, startExitFleet, type ExitFleet } from "../support/exits.js";
 import { startFakeSolver, type FakeSolver } from "../support/captcha-solver.js";
 
 const CHROMIUM = process.env.BROWSER_EXECUTABLE_PATH ?? BROWSER_DEFAULTS.executablePath;
 const d = fixturesAvailable && existsSync(CHROMIUM) ? describe : describe.skip;
 
-const shipped = JSON.parse(readFileSync(join(ROOT, "packages/upstream/profiles.json"), "utf8"));
-const BROWSER_ONLY = profileTable({
-  ...shipped,
-  version: "browser-only",
-  kinds: Object.fromEntries(PROFILE_SETS.map((kind) => [kind, (shipped.kinds[kind] as string[]).filter((name) => shipped.profiles[name].transport === "browser")])),
-});
+const BROWSER_ONLY = browserOnlyTable();
 
 d("the CAPTCHA rung on the browser rung", () => {
   let fleet: ExitFleet;

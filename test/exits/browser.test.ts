@@ -4,24 +4,18 @@
  * and results page leave through one session (one address), in the search's country, and no cookie
  * is ever presented from another exit, across a static pool and a gateway's sessions.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import request from "supertest";
-import { BROWSER_DEFAULTS, profileTable, PROFILE_SETS } from "@serp/upstream";
-import { ROOT } from "../ops/support.js";
+import { BROWSER_DEFAULTS } from "@serp/upstream";
 import { fixturesAvailable, startStack, type Stack } from "../support/stack.js";
-import { startExitFleet, type ExitFleet } from "../support/exits.js";
+import { browserOnlyTable, startExitFleet, type ExitFleet } from "../support/exits.js";
 
 const CHROMIUM = process.env.BROWSER_EXECUTABLE_PATH ?? BROWSER_DEFAULTS.executablePath;
 const d = fixturesAvailable && existsSync(CHROMIUM) ? describe : describe.skip;
 
-const shipped = JSON.parse(readFileSync(join(ROOT, "packages/upstream/profiles.json"), "utf8"));
-const BROWSER_ONLY = profileTable({
-  ...shipped,
-  version: "browser-only",
-  kinds: Object.fromEntries(PROFILE_SETS.map((kind) => [kind, (shipped.kinds[kind] as string[]).filter((name) => shipped.profiles[name].transport === "browser")])),
-});
+const BROWSER_ONLY = browserOnlyTable();
 
 d("the browser rung through exits under the challenge", () => {
   let fleet: ExitFleet;

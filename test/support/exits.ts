@@ -15,7 +15,9 @@
 import { Agent, createServer, request, type IncomingHttpHeaders, type IncomingMessage, type RequestOptions, type ServerResponse } from "node:http";
 import { connect, createServer as createTcpServer, isIPv4, type AddressInfo, type Server, type Socket } from "node:net";
 import { connect as tlsConnect } from "node:tls";
+import { readFileSync } from "node:fs";
 import type { ExitClass, ExitConfig } from "@serp/replay";
+import { profileTable, PROFILE_SETS, shippedProfilesFile, type ProfileTable } from "@serp/upstream";
 
 export interface ProxyAuth {
   username: string;
@@ -525,5 +527,15 @@ export async function requestVia(
     });
     req.on("error", fail);
     req.end(init.body);
+  });
+}
+
+/** The shipped profile table with only its browser rungs: the exits tests of the browser rung. */
+export function browserOnlyTable(): ProfileTable {
+  const shipped = JSON.parse(readFileSync(shippedProfilesFile(), "utf8"));
+  return profileTable({
+    ...shipped,
+    version: "browser-only",
+    kinds: Object.fromEntries(PROFILE_SETS.map((kind) => [kind, (shipped.kinds[kind] as string[]).filter((name) => shipped.profiles[name].transport === "browser")])),
   });
 }
