@@ -53,13 +53,14 @@ export async function createApiRuntime(env: ApiEnv, logger: Logger, locationChec
   await accounts.followChanges(subscriber);
   const locations = locationCheck ?? { countryOf: countryOfLocationName, isKnown: () => undefined };
   const limits = createLimits({ redis, keys, accounts, env });
+  const metrics = createMetrics("api");
   const jobService = new JobService({
     jobs, queues: producers, waiter, locations, liveDeadlineMs: env.LIVE_DEADLINE_MS, logger, maxInFlight: limits.maxInFlight,
     allowPrivateWebhookTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS,
     idempotency: new IdempotencyKeys(keys),
     cache: { store: new ResultCache(redis, keys, { ttlSeconds: env.CACHE_TTL_SECONDS, scope: env.CACHE_SCOPE }), hitCredits: env.CACHE_HIT_CREDITS },
+    metrics,
   });
-  const metrics = createMetrics("api");
   const rawPages = new RawPageStore(redis, keys, env.RAW_HTML_RETENTION_SECONDS);
   const ctx: AppContext = { env, logger, metrics, redis, keys, jobs, accounts, queues, jobService, locations, rateLimit: limits.rateLimit, rawPages, pg };
   const app = createApp(ctx);

@@ -3,7 +3,8 @@
  * - GET /healthz: the process is alive (no dependency checked, so a Redis outage never restarts it);
  * - GET /readyz: Redis answers PING and every BullMQ worker of this process is running (not paused,
  *   not closing); else 503 `{error: {code: "unavailable", message}}` with Retry-After;
- * - GET /metrics: this process's Prometheus registry (job outcomes, latency, upstream, webhooks, credits).
+ * - GET /metrics: this process's Prometheus registry (job outcomes, latency, upstream, webhooks, credits,
+ *   the browser pages read when scraped).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -24,6 +25,8 @@ export interface HealthServerOptions {
   registry: Metrics["registry"];
   ready: ReadinessCheck;
   logger: Logger;
+  /** Sets the gauges read at scrape time (the browser pages) before /metrics answers. */
+  refresh?: () => void;
 }
 
 export interface HealthServer {
@@ -67,6 +70,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, o: HealthServer
     return sendJson(res, 503, { error: { code: "unavailable", message: reason } });
   }
   if (path === "/metrics") {
+    o.refresh?.();
     const body = await o.registry.metrics();
     res.writeHead(200, { "Content-Type": o.registry.contentType, "Cache-Control": "no-store" });
     res.end(body);

@@ -89,6 +89,12 @@ const health: HealthServer | undefined =
         port: env.HEALTH_PORT,
         registry: metrics.registry,
         logger,
+        refresh: () => {
+          const pages = upstream.browserPages();
+          metrics.browserPages.set({ state: "capacity" }, pages.capacity);
+          metrics.browserPages.set({ state: "in_use" }, pages.inUse);
+          metrics.browserPages.set({ state: "waiting" }, pages.waiting);
+        },
         ready: async () => {
           if (stopping) return "shutting down";
           if (!running) return "starting";

@@ -69,6 +69,18 @@ export function createMetrics(app: "api" | "worker") {
     creditsCharged: new Counter({ name: "serp_credits_charged_total", help: "Credits charged on completed jobs", labelNames: ["endpoint"], registers: r }),
     /** Jobs per queue and state, read from BullMQ when /metrics is scraped. */
     queueDepth: new Gauge({ name: "serp_queue_jobs", help: "Jobs in each queue by state", labelNames: ["queue", "state"], registers: r }),
+    /**
+     * Per queue, how long its oldest waiting job (plain or fair-priority) has waited since it was
+     * enqueued, read from Redis when the API's /metrics is scraped; 0 when none waits. What a
+     * customer of `live` feels before the depth says anything: the autoscaler's second trigger.
+     */
+    queueOldestAge: new Gauge({ name: "serp_queue_oldest_waiting_age_seconds", help: "Age of the oldest job waiting in each queue", labelNames: ["queue"], registers: r }),
+    /**
+     * The browser tier of this worker process (BrowserPool): pages it may have open at once
+     * (`capacity`, BROWSER_CONCURRENCY), pages open now (`in_use`) and requests waiting for one
+     * (`waiting`). Waiting above 0 for long: more browser replicas, or more pages per process.
+     */
+    browserPages: new Gauge({ name: "serp_browser_pages", help: "Browser pages per worker process by state (capacity, in_use, waiting)", labelNames: ["state"], registers: r }),
     httpRequests: new Counter({ name: "serp_http_requests_total", help: "API requests", labelNames: ["route", "method", "status"], registers: r }),
     httpDuration: new Histogram({
       name: "serp_http_request_duration_seconds", help: "API request duration", labelNames: ["route", "method"],

@@ -1,6 +1,7 @@
 export * from "./accounts.js";
 export * from "./catalog.js";
 export * from "./queues.js";
+export * from "./queue-age.js";
 export * from "./jobs.js";
 export * from "./keys.js";
 export * from "./limits.js";

@@ -143,6 +143,12 @@ export interface ByteCount {
 
 export type BrowserFetchResult = FetchResult & { bytes: ByteCount };
 
+export interface BrowserPages {
+  capacity: number;
+  inUse: number;
+  waiting: number;
+}
+
 export interface BrowserFetchSettings {
   timeoutMs: number;
   maxBodyBytes: number;
@@ -178,8 +184,12 @@ const MAX_IDLE_PAGES = 4;
 class Slots {
   private free: number;
   private readonly waiting: (() => void)[] = [];
-  constructor(size: number) {
+  constructor(readonly size: number) {
     this.free = size;
+  }
+  /** Pages open now, and requests waiting for one. */
+  get load(): { inUse: number; waiting: number } {
+    return { inUse: this.size - this.free, waiting: this.waiting.length };
   }
   acquire(signal: AbortSignal): Promise<() => void> {
     const release = () => {
@@ -232,6 +242,11 @@ export class BrowserPool {
 
   get remote(): boolean {
     return Boolean(this.o.cdpUrl || this.o.wsEndpoint);
+  }
+
+  /** Pages this process may have open at once, those open now, and requests waiting for one (serp_browser_pages). */
+  pages(): BrowserPages {
+    return { capacity: this.slots.size, ...this.slots.load };
   }
 
   /**

@@ -8,7 +8,7 @@ export * from "./html/index.js";
 export * from "./values.js";
 export { DirectAgents, fetchPage, type FetchFailure, type FetchRequest, type FetchResult, type FetchSettings, type UpstreamTls } from "./fetch.js";
 export { ImpersonatingClients } from "./impersonate.js";
-export { BROWSER_DEFAULTS, BrowserPool, rssMb, type BrowserFetchResult, type BrowserOptions, type BrowserRequest, type ByteCount } from "./browser.js";
+export { BROWSER_DEFAULTS, BrowserPool, rssMb, type BrowserFetchResult, type BrowserOptions, type BrowserPages, type BrowserRequest, type ByteCount } from "./browser.js";
 export { Locations, parseCsv, type LocationRow } from "./locations.js";
 export * from "./kinds/index.js";
 export {

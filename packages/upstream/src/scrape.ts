@@ -12,7 +12,7 @@ import { classify, type PageClass } from "./classify.js";
 import { resolveUpstreamOptions, type UpstreamOptions } from "./config.js";
 import { DirectAgents, fetchPage, postForm, type FetchResult, type FetchSettings } from "./fetch.js";
 import { CaptchaError, exemptionRequest, readSorryPage, type CaptchaSolver } from "./captcha.js";
-import { BrowserPool } from "./browser.js";
+import { BROWSER_DEFAULTS, BrowserPool, type BrowserPages } from "./browser.js";
 import { ImpersonatingClients } from "./impersonate.js";
 import { Locations } from "./locations.js";
 import { COVERAGE_THRESHOLDS, parsePage, understood, type Coverage, type Parsed } from "./coverage.js";
@@ -254,6 +254,8 @@ export interface Upstream {
   locations: Locations;
   /** Pages parsed so far on the event loop and on the parse threads. */
   parses(): { inline: number; threads: number };
+  /** The browser tier's pages in this process (its capacity even before a browser profile first runs). */
+  browserPages(): BrowserPages;
   /** Closes kept-alive connections, stops watching the profile file and stops the parse threads. */
   close(): Promise<void>;
 }
@@ -494,6 +496,7 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
     exitHealth: health,
     locations,
     parses: () => ({ ...parsed }),
+    browserPages: () => browsers?.pages() ?? { capacity: config.browser?.concurrency ?? BROWSER_DEFAULTS.concurrency, inUse: 0, waiting: 0 },
     close,
   };
 }

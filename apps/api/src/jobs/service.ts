@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import type { Metrics } from "@serp/metrics";
 import {
   ApiError,
   FINAL_STATUSES,
@@ -61,6 +62,8 @@ export interface JobServiceDeps {
   idempotency?: IdempotencyKeys;
   /** The result cache, for jobs that opt in with cacheMaxAgeSeconds (none: they run as any other). */
   cache?: { store: ResultCache; hitCredits: number };
+  /** Live jobs failed here (past the deadline) count in serp_jobs_total beside the workers' settlements. */
+  metrics?: Pick<Metrics, "jobsTotal">;
 }
 
 /** A live job answers 200 with its final record (kept whole for callers that show more of it); the rest 202. */
@@ -172,7 +175,7 @@ export class JobService {
     // The record was just written as exactly this: no need to read it back.
     if (!wait) return { status: 202, body: { job, message: `Job queued on ${queue}; poll GET /v1/jobs/${id} for its result` } };
     const final = await wait.done;
-    if (final === false) await this.expireLive(id, accountId, queue);
+    if (final === false) await this.expireLive(id, accountId, job);
     // The record came with the settlement, unless the waiter was woken another way.
     const record = typeof final === "object" ? final : await this.deps.jobs.get(id);
     if (!record) throw new ApiError("internal_error", "The job record disappeared");
@@ -220,13 +223,14 @@ export class JobService {
   }
 
   /** Past the live deadline the job fails with `timed out`; a late worker result is discarded. */
-  private async expireLive(id: string, accountId: string, queue: QueueName): Promise<void> {
+  private async expireLive(id: string, accountId: string, { endpoint, queue }: Pick<Job, "endpoint" | "queue">): Promise<void> {
     const now = new Date().toISOString();
     const changed = await this.deps.jobs.finalize(id, accountId, {
       status: "failed", credits: 0, latencyMs: null, error: JOB_ERRORS.timedOut, result: null, completedAt: now,
     });
     if (changed) {
       this.deps.logger.warn({ jobId: id }, "live job timed out");
+      this.deps.metrics?.jobsTotal.inc({ endpoint, queue, status: "failed" });
       // Spare the workers a job nobody waits for any more (it may already be running).
       await this.deps.queues[queue].queue.remove(id).catch(() => undefined);
     }
