@@ -4,7 +4,7 @@
  * - GET /readyz: Redis answers PING and every BullMQ worker of this process is running (not paused,
  *   not closing); else 503 `{error: {code: "unavailable", message}}` with Retry-After;
  * - GET /metrics: this process's Prometheus registry (job outcomes, latency, upstream, webhooks, credits,
- *   the browser pages read when scraped).
+ *   the browser pages and the fleet's exits, read when scraped).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -25,8 +25,8 @@ export interface HealthServerOptions {
   registry: Metrics["registry"];
   ready: ReadinessCheck;
   logger: Logger;
-  /** Sets the gauges read at scrape time (the browser pages) before /metrics answers. */
-  refresh?: () => void;
+  /** Sets the gauges read at scrape time (browser pages, exits) before /metrics answers; never rejects. */
+  refresh?: () => Promise<void>;
 }
 
 export interface HealthServer {
@@ -70,7 +70,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, o: HealthServer
     return sendJson(res, 503, { error: { code: "unavailable", message: reason } });
   }
   if (path === "/metrics") {
-    o.refresh?.();
+    await o.refresh?.();
     const body = await o.registry.metrics();
     res.writeHead(200, { "Content-Type": o.registry.contentType, "Cache-Control": "no-store" });
     res.end(body);

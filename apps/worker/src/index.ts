@@ -8,6 +8,7 @@ import { drainWorkers, trackJobsInFlight } from "./drain.js";
 import { loadEnv, webhookOptions } from "./env.js";
 import { startHealthServer, workerReadiness, type HealthServer } from "./health.js";
 import { createWorkerRuntime, type WorkerRuntime } from "./runtime.js";
+import { scrapeGauges } from "./scrape-gauges.js";
 import { watchUpstream } from "./upstream-watch.js";
 
 /** Log lines go to standard output; a reader that stalls or is gone never holds the process up. */
@@ -89,12 +90,7 @@ const health: HealthServer | undefined =
         port: env.HEALTH_PORT,
         registry: metrics.registry,
         logger,
-        refresh: () => {
-          const pages = upstream.browserPages();
-          metrics.browserPages.set({ state: "capacity" }, pages.capacity);
-          metrics.browserPages.set({ state: "in_use" }, pages.inUse);
-          metrics.browserPages.set({ state: "waiting" }, pages.waiting);
-        },
+        refresh: scrapeGauges(upstream, metrics, logger),
         ready: async () => {
           if (stopping) return "shutting down";
           if (!running) return "starting";

@@ -51,6 +51,12 @@ export function createMetrics(app: "api" | "worker") {
     exitBytes: new Counter({ name: "serp_exit_bytes_total", help: "Bytes moved through each proxy pool", labelNames: ["pool"], registers: r }),
     /** Searches served by a pool without countries because no pool lists the search's country. */
     exitCountryFallbacks: new Counter({ name: "serp_exit_country_fallbacks_total", help: "Searches served by a pool without countries because no pool lists the country", labelNames: ["pool", "country"], registers: r }),
+    /**
+     * The fleet's exits per pool (`total`; a gateway pool counts as one) and those resting now after a
+     * block or a proxy error (`resting`), read from Redis when a worker is scraped. Resting equal to
+     * total: the pool is cooling as a whole and its countries' searches fail or fall back.
+     */
+    exits: new Gauge({ name: "serp_exits", help: "Exits per proxy pool by state (total, resting), fleet-wide", labelNames: ["pool", "state"], registers: r }),
     /** Sessions open now per pool. */
     exitSessions: new Gauge({ name: "serp_exit_sessions", help: "Proxy sessions open per pool", labelNames: ["pool"], registers: r }),
     /** CAPTCHA (/sorry/) pages met per pool, solves by result, and what the solves cost (US dollars). */

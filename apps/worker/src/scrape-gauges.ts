@@ -1,0 +1,35 @@
+/**
+ * The worker's gauges read when /metrics is scraped: its browser pages, and the fleet's exits per
+ * pool (how many, how many rest now). Exit health lives in Redis for the whole fleet, so every
+ * worker shows the same exit figures: alerts take `max by (pool)`, never a sum.
+ */
+import type { Logger } from "pino";
+import type { Metrics } from "@serp/metrics";
+import type { Upstream } from "@serp/upstream";
+
+export function scrapeGauges(upstream: Upstream, metrics: Metrics, logger: Logger): () => Promise<void> {
+  return async () => {
+    const pages = upstream.browserPages();
+    metrics.browserPages.set({ state: "capacity" }, pages.capacity);
+    metrics.browserPages.set({ state: "in_use" }, pages.inUse);
+    metrics.browserPages.set({ state: "waiting" }, pages.waiting);
+    const pools = upstream.exits();
+    if (!pools.length) return;
+    try {
+      const now = Date.now();
+      const resting = (await upstream.exitHealth.statuses()).filter((s) => s.until > now);
+      metrics.exits.reset();
+      for (const pool of pools) {
+        // A gateway pool rests as one exit (`gateway`: the provider refused its credentials or its port).
+        const exits = pool.kind === "gateway" ? ["gateway"] : pool.exits;
+        const restingHere = resting.filter((s) => s.pool === pool.name && exits.includes(s.exit)).length;
+        metrics.exits.set({ pool: pool.name, state: "total" }, exits.length);
+        metrics.exits.set({ pool: pool.name, state: "resting" }, restingHere);
+      }
+    } catch (err) {
+      // Redis out of reach: no exit figures rather than stale ones (searches ask exits as if healthy then).
+      metrics.exits.reset();
+      logger.debug({ err: (err as Error).message }, "exit health unavailable for /metrics");
+    }
+  };
+}
