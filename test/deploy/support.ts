@@ -1,0 +1,61 @@
+/**
+ * The Kubernetes manifests as `kubectl kustomize` renders them (offline), and the PromQL the
+ * deployment files hold (the KEDA queries, the alert rules).
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse, parseAllDocuments } from "yaml";
+import { ROOT } from "../ops/support.js";
+
+export const OVERLAYS = ["single-node", "production"] as const;
+export type Overlay = (typeof OVERLAYS)[number];
+
+export const kubectlAvailable = spawnSync("kubectl", ["version", "--client"], { stdio: "ignore" }).status === 0;
+if (!kubectlAvailable) console.warn("deploy tests skipped: no kubectl to render the kustomize overlays");
+
+/** A rendered object: what the tests read of it, the rest left loose. */
+export interface K8sObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  spec?: any;
+  data?: Record<string, string>;
+}
+
+/** `kubectl kustomize deploy/k8s/overlays/<overlay>`, one object per YAML document. */
+export function render(overlay: Overlay): K8sObject[] {
+  const text = execFileSync("kubectl", ["kustomize", join(ROOT, "deploy/k8s/overlays", overlay)], { encoding: "utf8" });
+  return parseAllDocuments(text)
+    .map((d) => d.toJS() as K8sObject | null)
+    .filter((o): o is K8sObject => o !== null);
+}
+
+/** The KEDA Prometheus triggers' queries of an overlay, by ScaledObject and trigger. */
+export function kedaQueries(objects: readonly K8sObject[]): { where: string; query: string }[] {
+  return objects
+    .filter((o) => o.kind === "ScaledObject")
+    .flatMap((o) =>
+      (o.spec.triggers as { type: string; name?: string; metadata: { query?: string } }[])
+        .filter((t) => t.type === "prometheus")
+        .map((t) => ({ where: `ScaledObject ${o.metadata.name} trigger ${t.name ?? "?"}`, query: t.metadata.query ?? "" })),
+    );
+}
+
+export interface AlertRule {
+  alert: string;
+  expr: string;
+  for?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+
+/** deploy/prometheus/alerts.yaml, parsed. */
+export function alertRules(): { groups: { name: string; rules: AlertRule[] }[] } {
+  return parse(readFileSync(join(ROOT, "deploy/prometheus/alerts.yaml"), "utf8")) as { groups: { name: string; rules: AlertRule[] }[] };
+}
+
+/** The service's metric names a PromQL expression reads: every `serp_` identifier (label names never start so). */
+export function metricNames(expr: string): string[] {
+  return [...new Set([...expr.matchAll(/\bserp_[a-z0-9_]+/g)].map((m) => m[0]))];
+}
