@@ -7,6 +7,9 @@ import type { Logger } from "pino";
 import type { Metrics } from "@serp/metrics";
 import type { Upstream } from "@serp/upstream";
 
+/** A scrape never waits longer than this on Redis (an unreachable one would hold it to Prometheus's timeout). */
+const READ_TIMEOUT_MS = 1_000;
+
 export function scrapeGauges(upstream: Upstream, metrics: Metrics, logger: Logger): () => Promise<void> {
   return async () => {
     const pages = upstream.browserPages();
@@ -15,9 +18,12 @@ export function scrapeGauges(upstream: Upstream, metrics: Metrics, logger: Logge
     metrics.browserPages.set({ state: "waiting" }, pages.waiting);
     const pools = upstream.exits();
     if (!pools.length) return;
+    let timer: NodeJS.Timeout | undefined;
     try {
+      const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("exit health timed out")), READ_TIMEOUT_MS)));
+      const statuses = await Promise.race([upstream.exitHealth.statuses(), timeout]);
       const now = Date.now();
-      const resting = (await upstream.exitHealth.statuses()).filter((s) => s.until > now);
+      const resting = statuses.filter((s) => s.until > now);
       metrics.exits.reset();
       for (const pool of pools) {
         // A gateway pool rests as one exit (`gateway`: the provider refused its credentials or its port).
@@ -30,6 +36,8 @@ export function scrapeGauges(upstream: Upstream, metrics: Metrics, logger: Logge
       // Redis out of reach: no exit figures rather than stale ones (searches ask exits as if healthy then).
       metrics.exits.reset();
       logger.debug({ err: (err as Error).message }, "exit health unavailable for /metrics");
+    } finally {
+      clearTimeout(timer);
     }
   };
 }
