@@ -206,6 +206,22 @@ d.each(OVERLAYS)("the %s overlay", (overlay: Overlay) => {
     expect(queues.sort()).toEqual([...QUEUES].sort());
   });
 
+  test("the worker pools share one pod template: they differ only in their queue (and the live pool's canary)", () => {
+    const pools = objects.filter((o) => o.kind === "Deployment" && o.metadata.labels?.["app.kubernetes.io/component"] === "worker");
+    expect(pools).toHaveLength(QUEUES.length);
+    const common = (o: K8sObject) => {
+      const c = structuredClone(o);
+      for (const labels of [c.metadata.labels, c.spec.selector.matchLabels, c.spec.template.metadata.labels]) delete labels["serp.dev/queue"];
+      delete (c.metadata as { name?: string }).name;
+      delete c.spec.replicas;
+      const [container] = c.spec.template.spec.containers;
+      container.env = container.env.filter((e: { name: string }) => !["WORKER_QUEUES", "CANARY_INTERVAL_MS"].includes(e.name));
+      return JSON.stringify(c);
+    };
+    expect(new Set(pools.map(common)).size).toBe(1);
+    expect(pools.map((p) => p.metadata.labels!["serp.dev/queue"])).toEqual(pools.map((p) => envOf(objects, podOf(p).spec.containers[0]).WORKER_QUEUES));
+  });
+
   test("grace periods outlast each app's own shutdown bound, and every container has requests and limits", () => {
     for (const w of workloads(objects).filter((o) => o.metadata.labels?.["app.kubernetes.io/name"] === "serp")) {
       const pod = podOf(w);
