@@ -1,0 +1,568 @@
+/**
+ * Field audit (issue 25): of the documented fields (reference/serpapi-shapes.md) that the captured
+ * pages SHOW, how many reach our /search.json answer.
+ *
+ *   node_modules/.bin/tsx bench/field-audit.ts [--json] [--kind web|local|news|images|shopping] [--page <file part>] [--cards]
+ *
+ * Our side: each shared page goes through the code /search.json runs (the kind's parser via
+ * `parsePage`, the worker's `buildResult`, the compatibility `envelope`), in process.
+ * The page side never uses our parsers: the page is read with parse5 and plain patterns
+ * (bench/field-audit-page.ts). For every item we return, its CARD is located in the page: the
+ * anchor leading to the item's link (a `/url?q=` redirect or Wayback prefix undone), else the
+ * element whose whole text is the item's title (local places: their title; also a `data-cid` /
+ * `ludocid=` equal to the place id); the card is the largest element around it holding no other
+ * item's anchor or title and under a size cap. Items whose card is not found are counted apart
+ * ("unlocated") and judged on nothing. Then each field counts as SHOWN when:
+ *
+ * web search (organic_results; position, title, link left out)
+ *   displayed_link  a <cite> in the card, or an element whose text is a `host › path` URL line
+ *   snippet         the card's text, less its title, URL line, date and sitelinks, is ≥ 60 characters
+ *   date            an element whose whole text (a trailing `—`/`·` aside) is a date (absolute or an age, 8 languages)
+ *   snippet_highlighted_words  an <em> or <b> outside the title and URL line
+ *   sitelinks       another anchor in the card to the item's own host (not the item's link), outside the URL line
+ *   thumbnail       an <img> over 32 px (declared), or with a source and no declared size, outside the title anchor's icon
+ *   favicon         an <img> declared 10–32 px
+ *   redirect_link   the title anchor's href or ping is Google's `/url?` redirect
+ *   rich_snippet    a rating (aria-label or `Rating: 4.5` or a lone `4.5`), a review count or a price line outside the snippet text
+ * web search blocks (one per page each; shown → returned)
+ *   ai_overview     an element whose text is "AI Overview"
+ *   knowledge_graph an element with `data-attrid` (title/subtitle/kc:…) or class kp-wholepage / kp-blk
+ *   related_questions  elements with `data-q`, or class related-question-pair, or a "People also ask" heading (7 languages)
+ *   related_searches   a "Related searches" / "People also search for" heading (7 languages) or #brs
+ *   top_stories     a "Top stories" heading (7 languages)
+ *   ads             an anchor to /aclk or googleadservices.com with text, outside a product grid
+ *   inline_shopping a "Sponsored" / "Ads" product grid: class commercial-unit / pla-unit, or ≥ 2 aclk product tiles with prices
+ *   inline_videos   a "Videos" heading (7 languages) with ≥ 1 video link (youtube, vimeo, or a duration like 3:45)
+ *   perspectives    a "Perspectives" heading
+ *   local_results   any `data-cid` or `ludocid=` on the page
+ * local (web pages' local packs; places: position, title left out)
+ *   rating, reviews (`(1,234)`, `(1.4K)`), price (`$$`, `€10–20`), phone (8–15 digits), hours (open/closed words),
+ *   address (a `·`-separated segment shaped like a street address), thumbnail (an <img> over 32 px),
+ *   place_id (`data-cid` / `ludocid=` in the card), gps_coordinates (`data-lat`/`data-lng`, `@lat,lng`, `!3d…!4d…`),
+ *   links.website (an anchor to a non-Google site), links.directions (an anchor to /maps/dir),
+ *   service_options (dine-in, takeout, delivery…), years_in_business (`10+ years in business`)
+ * news (news_results; position, title, link left out)
+ *   source (a favicon or a short text element other than the title, date and snippet), date (as above),
+ *   iso_date (the date is absolute), snippet (≥ 40 characters besides title/source/date), thumbnail (an <img> over 32 px),
+ *   favicon (an <img> declared 10–32 px)
+ * images (images_results; position, title, link left out)
+ *   thumbnail (an <img>), source (a short text other than the title and a `W × H` size), original (an `imgurl=` link or
+ *   data-ou), original_width/original_height (a `W × H` text, `w=`/`h=` on the imgres link, data-ow/data-oh),
+ *   source_logo (an <img> declared 10–32 px), is_product (a price in the tile)
+ * shopping (shopping_results; position, title left out)
+ *   price + extracted_price (a price element), old_price (two different prices, or one struck through), rating, reviews,
+ *   source (a "de/from/by <merchant>" text, or a short text after the price), thumbnail (an <img>), delivery
+ *   (shipping/frete/entrega words), product_link + product_id (an anchor to /shopping/product/<id>),
+ *   number_of_comparisons (`em 5 lojas`, `from 5 stores`), tag (`SALE`, `PROMOÇÃO`, `Price drop`)
+ *
+ * Returned: the item's field is present and not empty (an object or list counts when it has content).
+ * A field returned but not shown is not counted: the share is shown → returned.
+ */
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { buildResult, type Endpoint, type Job, type JobParams } from "@serp/shared";
+import { parsePage } from "@serp/upstream";
+import { FIXTURES_DIR, fixturesAvailable } from "../packages/upstream/test/fixtures-dir.js";
+import { envelope } from "../apps/api/src/compat/response.js";
+import { searchOfJob } from "../apps/api/src/compat/params.js";
+import {
+  ADDRESS,
+  HOURS,
+  SERVICE_OPTIONS,
+  YEARS_IN_BUSINESS,
+  ancestors,
+  attr,
+  cardAround,
+  contains,
+  dateShown,
+  elementsOf,
+  elementsWithText,
+  emphasisIn,
+  hostOf,
+  iconIn,
+  isGoogleHost,
+  loadPage,
+  phoneIn,
+  pictureIn,
+  pricesIn,
+  ratingIn,
+  reviewsIn,
+  targetOf,
+  textOf,
+  type El,
+  type Page,
+} from "./field-audit-page.js";
+
+export type AuditKind = "web" | "local" | "news" | "images" | "shopping";
+type Item = Record<string, unknown>;
+
+/** The page directories of each kind (MANIFEST.md); local packs come from the web pages. */
+const DIRS: Record<Exclude<AuditKind, "local">, { dirs: string[]; endpoint: Endpoint }> = {
+  web: { dirs: ["web", "web-mobile", "web-nojs"], endpoint: "web-search" },
+  news: { dirs: ["news"], endpoint: "web-news" },
+  images: { dirs: ["images"], endpoint: "web-images" },
+  shopping: { dirs: ["shopping"], endpoint: "web-shopping-search" },
+};
+
+// ---- our answer ----------------------------------------------------------------------------------
+
+/** What GET /search.json answers for this page: parser → buildResult → compatibility envelope. */
+export function answerFor(endpoint: Endpoint, html: string, mobile = false): Record<string, unknown> {
+  const params: JobParams = { query: "audit", country: "us", language: "en", page: 1, ...(endpoint === "web-search" ? { device: mobile ? "mobile" : "desktop" } : {}) };
+  const { blocks } = parsePage(endpoint, html);
+  const result = buildResult(endpoint, params, blocks as never);
+  const now = new Date().toISOString();
+  const job: Job = { id: "audit", endpoint, queue: "live", status: "completed", params, credits: 1, latencyMs: 0, error: null, attempts: 1, createdAt: now, completedAt: now };
+  return envelope(searchOfJob(job), { job, accountId: "audit", result, upstreamUrl: null }, "http://localhost");
+}
+
+export function present(v: unknown): boolean {
+  if (v === undefined || v === null || v === "" || v === false) return v === false;
+  if (Array.isArray(v)) return v.length > 0;
+  if (typeof v === "object") return Object.values(v as object).some(present);
+  return true;
+}
+const at = (item: Item, path: string): unknown => path.split(".").reduce<unknown>((o, k) => (o && typeof o === "object" ? (o as Item)[k] : undefined), item);
+
+// ---- tallies --------------------------------------------------------------------------------------
+
+interface Tally {
+  shown: number;
+  returned: number;
+  example?: string;
+}
+export interface KindReport {
+  kind: AuditKind;
+  pages: number;
+  items: number;
+  unlocated: number;
+  shown: number;
+  returned: number;
+  share: number | null;
+  fields: Record<string, Tally & { share: number | null }>;
+}
+
+class Counter {
+  fields = new Map<string, Tally>();
+  pages = 0;
+  items = 0;
+  unlocated = 0;
+  add(field: string, shown: boolean, returned: boolean, page: string) {
+    const t = this.fields.get(field) ?? { shown: 0, returned: 0 };
+    this.fields.set(field, t);
+    if (!shown) return;
+    t.shown++;
+    if (returned) t.returned++;
+    else t.example ??= page;
+  }
+  report(kind: AuditKind): KindReport {
+    let shown = 0;
+    let returned = 0;
+    const fields: KindReport["fields"] = {};
+    for (const [name, t] of this.fields) {
+      shown += t.shown;
+      returned += t.returned;
+      fields[name] = { ...t, share: t.shown ? t.returned / t.shown : null };
+    }
+    return { kind, pages: this.pages, items: this.items, unlocated: this.unlocated, shown, returned, share: shown ? returned / shown : null, fields };
+  }
+}
+
+// ---- locating cards ---------------------------------------------------------------------------------
+
+interface Located {
+  card: El;
+  /** The anchor or element the card was found from. */
+  head: El;
+}
+
+/**
+ * Cards of a list of items, by link (`linkKey`) or else by exact title text. Every other item's
+ * anchor and title element bounds a card, and so does any other anchor holding a heading.
+ */
+function locate(page: Page, items: Item[], linkKey: string | undefined, titleKey: string, maxText: number, extraHeads: El[] = []): Array<Located | undefined> {
+  const heads = items.map((item) => {
+    const link = linkKey ? targetOf(String(item[linkKey] ?? "")) : undefined;
+    if (link) {
+      const anchors = page.anchors.filter((a) => a.target === link).map((a) => a.el);
+      if (anchors.length) return anchors.sort((a, b) => textOf(b).length - textOf(a).length)[0];
+    }
+    const title = String(item[titleKey] ?? "");
+    return title ? elementsWithText(page, title)[0] : undefined;
+  });
+  const headSet = new Set<El>([...heads.filter((h): h is El => !!h), ...extraHeads]);
+  return heads.map((head, i) => {
+    if (!head) return undefined;
+    const own = linkKey ? targetOf(String(items[i]![linkKey] ?? "")) : undefined;
+    const isOther = (e: El) =>
+      (headSet.has(e) && e !== head && !contains(head, e) && !contains(e, head)) ||
+      (e.tagName === "a" && e !== head && targetOf(attr(e, "href")) !== own && elementsOf(e).some((x) => x.tagName === "h3" || attr(x, "role") === "heading"));
+    return { card: cardAround(head, isOther, maxText), head };
+  });
+}
+
+// ---- web search ---------------------------------------------------------------------------------------
+
+const URL_LINE = /^(?:https?:\/\/)?[\w-]+(?:\.[\w-]+)+(?: › .*)?$/;
+
+function organicFields(card: El, head: El, item: Item, add: (f: string, shown: boolean) => void) {
+  const all = elementsOf(card);
+  const titles = all.filter((e) => e.tagName === "h3" || attr(e, "role") === "heading");
+  const urlLines = all.filter((e) => e.tagName === "cite" || (textOf(e).length < 120 && URL_LINE.test(textOf(e)) && e.tagName !== "a"));
+  const inTitle = (e: El) => titles.some((t) => contains(t, e)) || contains(head, e) && head.tagName === "a" && textOf(head).length < 200 && titles.some((t) => contains(head, t));
+  const inUrl = (e: El) => urlLines.some((u) => contains(u, e));
+  const own = targetOf(String(item.link ?? ""));
+  const ownHost = own ? hostOf(own) : "";
+  const sitelinks = all.filter((e) => {
+    if (e.tagName !== "a" || e === head || contains(head, e) || inUrl(e)) return false;
+    const t = targetOf(attr(e, "href"));
+    return !!t && t !== own && hostOf(t) === ownHost && textOf(e).length > 0 && textOf(e).length <= 80;
+  });
+  const date = dateShown(card, (e) => inTitle(e) || inUrl(e));
+  let rest = textOf(card);
+  for (const e of [...titles, ...urlLines, ...sitelinks]) rest = rest.replace(textOf(e), " ");
+  rest = rest.replace(/\s+/g, " ").trim();
+  const href = attr(head, "href") ?? "";
+  const ping = attr(head, "ping") ?? "";
+  add("displayed_link", urlLines.length > 0);
+  add("snippet", rest.length >= 60);
+  add("date", date.shown);
+  add("snippet_highlighted_words", emphasisIn(card, (e) => inTitle(e) || inUrl(e) || e === head));
+  add("sitelinks", sitelinks.length > 0);
+  add("thumbnail", pictureIn(card, (e) => inTitle(e) && !!imageIcon(e)));
+  add("favicon", iconIn(card));
+  add("redirect_link", /^(?:https?:\/\/(?:www\.)?google\.[a-z.]+)?\/url\?/.test(href) || /^\/url\?/.test(ping));
+  add("rich_snippet", ratingIn(card, inTitle) || reviewsIn(card, inTitle) || pricesIn(card, (e) => inTitle(e) || inUrl(e)).length > 0);
+}
+const imageIcon = (e: El) => e.tagName === "img";
+
+const ORGANIC_RETURNED: Record<string, (i: Item) => boolean> = {
+  rich_snippet: (i) => present(i.rich_snippet),
+};
+
+/** Whole blocks a web page shows, by markers of the page itself. */
+const HEADINGS: Record<string, RegExp> = {
+  related_questions: /^(?:people also ask|autres questions posées|podobne pytania|ähnliche fragen|otras preguntas de los usuarios|as pessoas também perguntam|другие также спрашивают|他の人はこちらも質問|相关问题|其他人还问了)$/i,
+  related_searches: /^(?:related searches|people also search for|recherches associées|podobne wyszukiwania|ähnliche suchanfragen|búsquedas relacionadas|pesquisas relacionadas|связанные запросы|関連する検索|相关搜索|other searches)$/i,
+  top_stories: /^(?:top stories|à la une|najważniejsze artykuły|schlagzeilen|noticias destacadas|principais notícias|главные новости|トップニュース|头条新闻)$/i,
+  inline_videos: /^(?:videos|vidéos|filmy|wideo|vídeos|видео|動画|视频)$/i,
+  perspectives: /^(?:perspectives)$/i,
+  ai_overview: /^(?:ai overview|ai overviews)$/i,
+};
+
+export function webBlocksShown(page: Page): Record<string, boolean> {
+  const shown: Record<string, boolean> = {};
+  const headed = (re: RegExp) => page.all.some((e) => /^(?:h[1-6]|div|span)$/.test(e.tagName) && textOf(e).length < 40 && re.test(textOf(e)));
+  shown.ai_overview = headed(HEADINGS.ai_overview!);
+  shown.knowledge_graph = page.all.some((e) => {
+    const a = attr(e, "data-attrid") ?? "";
+    const cls = attr(e, "class") ?? "";
+    return a === "title" || a === "subtitle" || a.startsWith("kc:/") || /\bkp-(?:wholepage|blk)\b/.test(cls);
+  });
+  shown.related_questions = page.all.some((e) => attr(e, "data-q") !== undefined || /\brelated-question-pair\b/.test(attr(e, "class") ?? "")) || headed(HEADINGS.related_questions!);
+  shown.related_searches = headed(HEADINGS.related_searches!) || page.all.some((e) => attr(e, "id") === "brs");
+  shown.top_stories = headed(HEADINGS.top_stories!);
+  const aclk = page.anchors.filter((a) => /(?:^|google\.[a-z.]+)\/aclk\?|googleadservices\.com/.test(a.href) && textOf(a.el).length > 0);
+  const gridAncestor = (e: El) => ancestors(e).some((p) => /\b(?:commercial-unit|pla-unit|cu-container|mnr-c pla)/.test(attr(p, "class") ?? ""));
+  shown.ads = aclk.some((a) => !gridAncestor(a.el) && pricesIn(a.el).length === 0);
+  shown.inline_shopping = page.all.some((e) => /\b(?:commercial-unit|pla-unit)\b/.test(attr(e, "class") ?? "")) || aclk.filter((a) => pricesIn(a.el).length > 0).length >= 2;
+  const videoHeads = page.all.filter((e) => /^(?:h[1-6]|div|span)$/.test(e.tagName) && HEADINGS.inline_videos!.test(textOf(e)));
+  shown.inline_videos = videoHeads.some((h) => {
+    for (let p: El | undefined = h, up = 0; p && up < 6; p = ancestors(p)[0], up++) {
+      if (textOf(p).length > 4000) break;
+      if (elementsOf(p).some((x) => x.tagName === "a" && (/youtube\.com\/watch|youtu\.be|vimeo\.com|dailymotion/.test(attr(x, "href") ?? "") || /\b\d{1,2}:\d{2}\b/.test(textOf(x))))) return true;
+    }
+    return false;
+  });
+  shown.perspectives = headed(HEADINGS.perspectives!);
+  shown.local_results = page.all.some((e) => attr(e, "data-cid") !== undefined) || page.anchors.some((a) => /[?&]ludocid=\d/.test(a.href));
+  return shown;
+}
+
+const BLOCK_RETURNED: Record<string, (o: Record<string, unknown>) => boolean> = {
+  ai_overview: (o) => present(o.ai_overview),
+  knowledge_graph: (o) => present(o.knowledge_graph),
+  related_questions: (o) => present(o.related_questions),
+  related_searches: (o) => present(o.related_searches),
+  top_stories: (o) => present(o.top_stories),
+  ads: (o) => present(o.ads),
+  inline_shopping: (o) => present(o.shopping_results) || present(o.inline_shopping) || present(o.inline_shopping_results) || present(o.immersive_products),
+  inline_videos: (o) => present(o.inline_videos) || present(o.video_results) || present(o.videos),
+  perspectives: (o) => present(o.perspectives),
+  local_results: (o) => present(o.local_results),
+};
+
+// ---- local ------------------------------------------------------------------------------------------------
+
+function localFields(page: Page, card: El, item: Item, add: (f: string, shown: boolean) => void, title: string) {
+  const all = elementsOf(card);
+  const isTitle = (e: El) => textOf(e) === title;
+  const text = textOf(card).replace(title, " ");
+  const segments = all
+    .filter((e) => e.childNodes.some((c) => c.nodeName === "#text" && (c as { value: string }).value.trim()))
+    .flatMap((e) => textOf(e).split(/\s*[·⋅•]\s*/))
+    .map((s) => s.trim())
+    .filter((s) => s && s !== title);
+  const anchors = all.filter((e) => e.tagName === "a");
+  const hrefs = anchors.map((a) => attr(a, "href") ?? "");
+  const cid = String(item.place_id ?? "");
+  add("rating", ratingIn(card, isTitle));
+  add("reviews", reviewsIn(card, isTitle));
+  add("price", all.some((e) => /^(?:[$€£¥₽₹]{1,4}|[$€£]\d+[–-]\d+|[$€£]\d+\+?)$/.test(textOf(e).replace(/^·\s*/, ""))));
+  add("phone", phoneIn(text));
+  add("hours", HOURS.test(text));
+  add("address", segments.some((s) => ADDRESS.test(s) && !phoneIn(s) && !HOURS.test(s) && !/^\(?\d[\d.,]*\)?$/.test(s) && !YEARS_IN_BUSINESS.test(s) && !/^[1-5][.,]\d/.test(s)));
+  add("thumbnail", pictureIn(card) || all.some((e) => /background-image:\s*url\(/i.test(attr(e, "style") ?? "")));
+  add("place_id", all.some((e) => attr(e, "data-cid") !== undefined) || hrefs.some((h) => /[?&]ludocid=\d/.test(h)) || (cid !== "" && page.html.includes(`ludocid=${cid}`) && all.some((e) => e.attrs.some((a) => a.value.includes(cid)))));
+  add("gps_coordinates", all.some((e) => attr(e, "data-lat") !== undefined) || hrefs.some((h) => /@-?\d+\.\d+,-?\d+\.\d+|!3d-?\d+\.\d+!4d-?\d+\.\d+|[?&](?:ll|sll)=-?\d+\.\d+/.test(h)));
+  add("links.website", anchors.some((a) => {
+    const t = targetOf(attr(a, "href"));
+    return !!t && !isGoogleHost(hostOf(t)) && textOf(a) !== title;
+  }));
+  add("links.directions", hrefs.some((h) => /\/maps\/dir\//.test(h)));
+  add("service_options", SERVICE_OPTIONS.test(text));
+  add("years_in_business", YEARS_IN_BUSINESS.test(text));
+}
+
+const LOCAL_RETURNED: Record<string, (i: Item) => boolean> = {
+  service_options: (i) => present(i.service_options) || (typeof i.description === "string" && SERVICE_OPTIONS.test(i.description)),
+};
+
+// ---- news ----------------------------------------------------------------------------------------------------
+
+function newsFields(card: El, head: El, item: Item, add: (f: string, shown: boolean) => void) {
+  const all = elementsOf(card);
+  const title = String(item.title ?? "");
+  const isTitle = (e: El) => textOf(e) === title || (title.length > 10 && textOf(e).startsWith(title.slice(0, 30)) && textOf(e).length <= title.length + 5);
+  const date = dateShown(card, isTitle);
+  const leaves = all.filter((e) => !elementsOf(e).some((x) => textOf(x) === textOf(e)) || e.childNodes.every((c) => !isElLike(c)));
+  const shortTexts = leaves.map((e) => textOf(e)).filter((t) => t.length >= 2 && t.length <= 50 && t !== title && !ABS_OR_REL(t) && !/^[·•—-]$/.test(t));
+  let rest = textOf(card).replace(title, " ");
+  for (const e of all) if (e.tagName === "h3" || attr(e, "role") === "heading") rest = rest.replace(textOf(e), " ");
+  const longest = leaves.map((e) => textOf(e)).filter((t) => t !== title && !title.startsWith(t.slice(0, 20))).sort((a, b) => b.length - a.length)[0] ?? "";
+  add("source", iconIn(card) || shortTexts.length > 0);
+  add("date", date.shown);
+  add("iso_date", date.absolute);
+  add("snippet", longest.length >= 40);
+  add("thumbnail", pictureIn(card, (e) => { const s = imageSizeOf(e); return s <= 32 && s > 0; }));
+  add("favicon", iconIn(card));
+  void head;
+  void rest;
+}
+const isElLike = (n: unknown) => !!n && typeof n === "object" && "tagName" in (n as object);
+const ABS_OR_REL = (t: string) => dateShownText(t);
+function dateShownText(t: string): boolean {
+  const clean = t.replace(/\s*[—–·•-]\s*$/, "").trim();
+  return /^\d/.test(clean) && /(ago|前|temu|назад|\d{4})/.test(clean);
+}
+function imageSizeOf(e: El): number {
+  const w = Number(attr(e, "width") ?? NaN);
+  return Number.isFinite(w) ? w : 0;
+}
+
+const NEWS_RETURNED: Record<string, (i: Item) => boolean> = {
+  source: (i) => present(i.source),
+};
+
+// ---- images -----------------------------------------------------------------------------------------------------
+
+const SIZE_TEXT = /\b\d{2,5}\s?[×x]\s?\d{2,5}\b/;
+function imageFields(card: El, item: Item, add: (f: string, shown: boolean) => void) {
+  const all = elementsOf(card);
+  const title = String(item.title ?? "");
+  const hrefs = all.filter((e) => e.tagName === "a").map((a) => attr(a, "href") ?? "");
+  const texts = all.filter((e) => e.childNodes.some((c) => c.nodeName === "#text" && (c as { value: string }).value.trim())).map((e) => textOf(e));
+  add("thumbnail", all.some((e) => e.tagName === "img" && !iconOnly(e)));
+  add("source", texts.some((t) => t.length >= 2 && t.length <= 60 && t !== title && !title.startsWith(t) && !SIZE_TEXT.test(t) && !/^[\d\s.,:kKbB-]+$/.test(t)));
+  add("original", hrefs.some((h) => /[?&]imgurl=/.test(h)) || all.some((e) => attr(e, "data-ou") !== undefined));
+  const size = SIZE_TEXT.test(textOf(card)) || hrefs.some((h) => /[?&]w=\d+/.test(h) && /[?&]h=\d+/.test(h)) || all.some((e) => attr(e, "data-ow") !== undefined);
+  add("original_width", size);
+  add("original_height", size);
+  add("source_logo", iconIn(card));
+  add("is_product", pricesIn(card).length > 0);
+}
+function iconOnly(e: El): boolean {
+  const w = Number(attr(e, "width") ?? NaN);
+  const h = Number(attr(e, "height") ?? NaN);
+  return Number.isFinite(w) && Number.isFinite(h) && w <= 32 && h <= 32;
+}
+const IMAGE_RETURNED: Record<string, (i: Item) => boolean> = {
+  is_product: (i) => i.is_product === true,
+};
+
+// ---- shopping ------------------------------------------------------------------------------------------------------
+
+function shoppingFields(card: El, item: Item, add: (f: string, shown: boolean) => void) {
+  const all = elementsOf(card);
+  const title = String(item.title ?? "");
+  const isTitle = (e: El) => textOf(e) === title;
+  const text = textOf(card).replace(title, " ");
+  const prices = pricesIn(card, isTitle);
+  const struck = all.some((e) => (e.tagName === "s" || e.tagName === "del" || /line-through/.test(attr(e, "style") ?? "")) && /\d/.test(textOf(e)));
+  const hrefs = all.filter((e) => e.tagName === "a").map((a) => attr(a, "href") ?? "");
+  add("price", prices.length > 0);
+  add("extracted_price", prices.length > 0);
+  add("old_price", prices.length >= 2 || struck);
+  add("rating", ratingIn(card, isTitle));
+  add("reviews", reviewsIn(card, isTitle) || /\b\d[\d.,]* (?:avaliações|reviews|comentários|opiniões)\b/i.test(text));
+  add("source", /(?:^|\s)(?:de|from|by|por|em)\s+\p{Lu}[\p{L}\d.&' -]{1,40}/u.test(text.replace(/\b(?:em|from|de) \d+ (?:lojas|stores|shops)\b/gi, "")));
+  add("thumbnail", pictureIn(card));
+  add("delivery", /\b(?:frete|shipping|delivery|entrega|envío|livraison)\b/i.test(text));
+  const product = hrefs.some((h) => /\/shopping\/product\/\d+/.test(h));
+  add("product_link", product);
+  add("product_id", product);
+  add("number_of_comparisons", /\b(?:em|from|in|de|compare prices from)\s+\d+\+?\s+(?:lojas|stores|shops|sellers|tiendas|vendedores)\b/i.test(text));
+  add("tag", /\b(?:sale|promoção|oferta|price drop|queda de preço|baixou)\b/i.test(text));
+}
+
+// ---- the run ---------------------------------------------------------------------------------------------------------
+
+export interface AuditOptions {
+  kinds?: AuditKind[];
+  pageFilter?: string;
+  /** Print each located card's fields as judged (to check the detectors by eye). */
+  cards?: boolean;
+}
+
+export interface AuditReport {
+  kinds: KindReport[];
+  gaps: Array<{ kind: AuditKind; field: string; shown: number; returned: number; missing: number; example?: string }>;
+}
+
+function pagesOf(kind: Exclude<AuditKind, "local">, filter?: string): string[] {
+  return DIRS[kind].dirs.flatMap((d) =>
+    readdirSync(join(FIXTURES_DIR, d)).filter((f) => f.endsWith(".html")).map((f) => `${d}/${f}`),
+  ).filter((f) => !filter || f.includes(filter)).sort();
+}
+
+export function runAudit(opts: AuditOptions = {}): AuditReport {
+  if (!fixturesAvailable) throw new Error(`captured pages not found at ${FIXTURES_DIR}`);
+  const want = new Set<AuditKind>(opts.kinds ?? ["web", "local", "news", "images", "shopping"]);
+  const counters = new Map<AuditKind, Counter>((["web", "local", "news", "images", "shopping"] as AuditKind[]).map((k) => [k, new Counter()]));
+  const log = (s: string) => opts.cards && console.log(s);
+
+  const webPages = want.has("web") || want.has("local") ? pagesOf("web", opts.pageFilter) : [];
+  for (const file of webPages) {
+    const html = readFileSync(join(FIXTURES_DIR, file), "utf8");
+    const page = loadPage(html);
+    const out = answerFor("web-search", html, file.startsWith("web-mobile/"));
+    if (want.has("web")) {
+      const c = counters.get("web")!;
+      c.pages++;
+      const items = (out.organic_results as Item[] | undefined) ?? [];
+      const cards = locate(page, items, "link", "title", 2500);
+      items.forEach((item, i) => {
+        c.items++;
+        const loc = cards[i];
+        if (!loc) return void c.unlocated++;
+        const judged: string[] = [];
+        organicFields(loc.card, loc.head, item, (f, shown) => {
+          const returned = (ORGANIC_RETURNED[f] ?? ((it: Item) => present(at(it, f))))(item);
+          c.add(f, shown, returned, file);
+          if (shown) judged.push(`${f}${returned ? "" : "✗"}`);
+        });
+        log(`${file} organic #${item.position} ${String(item.title).slice(0, 50)} :: ${judged.join(" ")}`);
+      });
+      const blocks = webBlocksShown(page);
+      for (const [name, shown] of Object.entries(blocks)) {
+        const returned = BLOCK_RETURNED[name]!(out);
+        c.add(`block:${name}`, shown, returned, file);
+        if (shown) log(`${file} block ${name}${returned ? "" : "✗"}`);
+      }
+    }
+    if (want.has("local")) {
+      const lr = out.local_results as { places?: Item[] } | Item[] | undefined;
+      const places = Array.isArray(lr) ? lr : (lr?.places ?? []);
+      const c = counters.get("local")!;
+      if (places.length) c.pages++;
+      const heads = places.map((p) => {
+        const cid = String(p.place_id ?? "");
+        const byId = cid ? page.all.find((e) => attr(e, "data-cid") === cid) : undefined;
+        const title = String(p.title ?? "");
+        const byTitle = title ? elementsWithText(page, title)[0] : undefined;
+        return byTitle ?? byId;
+      });
+      const headSet = new Set(heads.filter((h): h is El => !!h));
+      places.forEach((p, i) => {
+        c.items++;
+        const head = heads[i];
+        if (!head) return void c.unlocated++;
+        const card = cardAround(head, (e) => headSet.has(e) && e !== head && !contains(e, head), 700);
+        const judged: string[] = [];
+        localFields(page, card, p, (f, shown) => {
+          const returned = (LOCAL_RETURNED[f] ?? ((it: Item) => present(at(it, f))))(p);
+          c.add(f, shown, returned, file);
+          if (shown) judged.push(`${f}${returned ? "" : "✗"}`);
+        }, String(p.title ?? ""));
+        log(`${file} place #${p.position} ${String(p.title).slice(0, 40)} :: ${judged.join(" ")}`);
+      });
+    }
+  }
+
+  const simple: Array<[AuditKind, string, string | undefined, number, (card: El, head: El, item: Item, add: (f: string, s: boolean) => void) => void, Record<string, (i: Item) => boolean>]> = [
+    ["news", "news_results", "link", 1500, newsFields, NEWS_RETURNED],
+    ["images", "images_results", "link", 600, (card, _h, item, add) => imageFields(card, item, add), IMAGE_RETURNED],
+    ["shopping", "shopping_results", "product_link", 900, (card, _h, item, add) => shoppingFields(card, item, add), {}],
+  ];
+  for (const [kind, block, linkKey, maxText, fields, returnedOf] of simple) {
+    if (!want.has(kind)) continue;
+    const c = counters.get(kind)!;
+    for (const file of pagesOf(kind as Exclude<AuditKind, "local">, opts.pageFilter)) {
+      const html = readFileSync(join(FIXTURES_DIR, file), "utf8");
+      const page = loadPage(html);
+      const out = answerFor(DIRS[kind as Exclude<AuditKind, "local">].endpoint, html);
+      c.pages++;
+      const items = (out[block] as Item[] | undefined) ?? [];
+      let cards = locate(page, items, linkKey, "title", maxText);
+      if (kind === "shopping") cards = cards.map((l, i) => l ?? locate(page, [items[i]!], "link", "title", maxText)[0]);
+      items.forEach((item, i) => {
+        c.items++;
+        const loc = cards[i];
+        if (!loc) return void c.unlocated++;
+        const judged: string[] = [];
+        fields(loc.card, loc.head, item, (f, shown) => {
+          const returned = (returnedOf[f] ?? ((it: Item) => present(at(it, f))))(item);
+          c.add(f, shown, returned, file);
+          if (shown) judged.push(`${f}${returned ? "" : "✗"}`);
+        });
+        log(`${file} ${kind} #${item.position} ${String(item.title).slice(0, 40)} :: ${judged.join(" ")}`);
+      });
+    }
+  }
+
+  const kinds = [...counters].filter(([k]) => want.has(k)).map(([k, c]) => c.report(k));
+  const gaps = kinds
+    .flatMap((r) => Object.entries(r.fields).map(([field, t]) => ({ kind: r.kind, field, shown: t.shown, returned: t.returned, missing: t.shown - t.returned, example: t.example })))
+    .filter((g) => g.missing > 0)
+    .sort((a, b) => b.missing - a.missing)
+    .slice(0, 10);
+  return { kinds, gaps };
+}
+
+const pct = (x: number | null) => (x === null ? "  n/a" : `${(x * 100).toFixed(0).padStart(4)}%`);
+
+export function formatAudit(r: AuditReport): string {
+  const lines: string[] = [];
+  lines.push("kind       pages  items  unlocated   shown  returned  share");
+  for (const k of r.kinds) lines.push(`${k.kind.padEnd(10)} ${String(k.pages).padStart(5)} ${String(k.items).padStart(6)} ${String(k.unlocated).padStart(10)} ${String(k.shown).padStart(7)} ${String(k.returned).padStart(9)}  ${pct(k.share)}`);
+  for (const k of r.kinds) {
+    lines.push("", `${k.kind}: field                      shown  returned  share`);
+    for (const [f, t] of Object.entries(k.fields)) lines.push(`  ${f.padEnd(30)} ${String(t.shown).padStart(6)} ${String(t.returned).padStart(9)}  ${pct(t.share)}`);
+  }
+  lines.push("", "largest gaps (shown but not returned):");
+  for (const g of r.gaps) lines.push(`  ${g.kind.padEnd(9)} ${g.field.padEnd(28)} ${String(g.returned).padStart(4)}/${String(g.shown).padEnd(4)} missing ${String(g.missing).padStart(4)}  e.g. ${g.example ?? ""}`);
+  return lines.join("\n");
+}
+
+function main() {
+  const args = process.argv.slice(2);
+  const value = (name: string) => {
+    const i = args.indexOf(name);
+    return i >= 0 ? args[i + 1] : undefined;
+  };
+  const kind = value("--kind") as AuditKind | undefined;
+  const report = runAudit({ kinds: kind ? [kind] : undefined, pageFilter: value("--page"), cards: args.includes("--cards") });
+  console.log(args.includes("--json") ? JSON.stringify(report, null, 2) : formatAudit(report));
+}
+
+if (process.argv[1] && /field-audit\.ts$/.test(process.argv[1])) main();
