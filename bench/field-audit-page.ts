@@ -96,11 +96,18 @@ export function targetOf(href: string | undefined): string | undefined {
     } catch {
       /* keep as is */
     }
+    for (const k of [...u.searchParams.keys()]) if (TRACKING.has(k)) u.searchParams.delete(k);
     return `${host}${path}${u.search}${u.hash}`;
   } catch {
     return undefined;
   }
 }
+
+/** Click-tracking and session parameters: two links differing only in these lead to the same place. */
+const TRACKING = new Set(["ved", "sa", "ei", "usg", "sxsrf", "biw", "bih", "source", "opi", "rct", "cd", "cad", "uact", "sqi", "oq", "gs_lcp", "gs_lp", "sclient", "uds", "fbs", "sca_esv", "sei", "psig", "ust", "prmd", "iflsig"]);
+
+/** A target without its `#fragment`. */
+export const baseOf = (target: string | undefined) => target?.split("#")[0];
 
 export function hostOf(target: string): string {
   return target.split(/[/?#]/)[0]!;
@@ -212,16 +219,21 @@ export function iconIn(card: El): boolean {
 }
 
 /**
- * A picture bigger than an icon: an <img> with a source (or a deferred one) whose declared size is
- * over 32 px, or that declares no size and is not a 1x1 spacer or an icon-sized data URI.
+ * A picture bigger than an icon: an <img> with a source (or one the page's script fills: `data-deferred`,
+ * `id="dimg_…"`) whose declared size, on it or on its box up to two levels out, is over 32 px; or that
+ * declares no size anywhere and is not a 1x1 spacer.
  */
 export function pictureIn(card: El, skip: (el: El) => boolean = () => false): boolean {
   return elementsOf(card).some((e) => {
     if (e.tagName !== "img" || skip(e) || !hasPicture(e)) return false;
-    const { w, h } = imageSize(e);
-    if (w !== undefined || h !== undefined) return (w ?? 0) > 32 || (h ?? 0) > 32;
+    const deferred = attr(e, "data-deferred") !== undefined || attr(e, "id")?.startsWith("dimg") === true;
+    for (const box of [e, parentEl(e), parentEl(parentEl(e) ?? e)]) {
+      if (!box) continue;
+      const { w, h } = imageSize(box);
+      if (w !== undefined || h !== undefined) return (w ?? 0) > 32 || (h ?? 0) > 32;
+    }
     const src = attr(e, "src") ?? "";
-    if (/^data:image\/gif/i.test(src) && src.length < 200) return false;
+    if (/^data:image\/gif/i.test(src) && src.length < 200 && !deferred) return false;
     return true;
   });
 }
@@ -256,6 +268,7 @@ export function reviewsIn(card: El, skip: (el: El) => boolean = () => false): bo
 
 /** A price: a currency sign or code next to a number (`$27.00`, `R$ 1.899,00`, `27,00 €`). */
 export const PRICE = /(?:US\$|R\$|C\$|A\$|\$|€|£|¥|₽|zł|₹|CHF|EUR|USD|BRL)\s?\d[\d.,\s]*|\d[\d.,\s]*\s?(?:€|₽|zł|руб\.?|EUR|USD)(?!\p{L})/u;
+/** The distinct prices (by their digits) shown in elements of their own. */
 export function pricesIn(card: El, skip: (el: El) => boolean = () => false): string[] {
   const out = new Set<string>();
   for (const e of elementsOf(card)) {
@@ -263,7 +276,7 @@ export function pricesIn(card: El, skip: (el: El) => boolean = () => false): str
     const t = textOf(e);
     if (t.length > 40) continue;
     const m = PRICE.exec(t);
-    if (m && m[0].replace(/\D/g, "").length > 0 && t.replace(m[0], "").replace(/[\s·•]|(?:a partir de|from|de|à partir de|od|ab)/gi, "").length <= 6) out.add(m[0].trim());
+    if (m && m[0].replace(/\D/g, "").length > 0 && t.replace(m[0], "").replace(/[\s·•]|(?:a partir de|from|de|à partir de|od|ab)/gi, "").length <= 6) out.add(m[0].replace(/\D/g, ""));
   }
   return [...out];
 }
@@ -276,6 +289,9 @@ export function phoneIn(text: string): boolean {
     if (digits.length < 8 || digits.length > 15) continue;
     if (/^\d{4}[/.-]\d{1,2}[/.-]\d{1,2}$/.test(m[1]!.trim()) || /^\d{1,2}[/.]\d{1,2}[/.]\d{2,4}$/.test(m[1]!.trim())) continue;
     if (/\d[.,]\d{3}[.,]\d{3}/.test(m[1]!) && !/[\s()-]/.test(m[1]!)) continue; // a big number, not a phone
+    // Phone digits come in groups of two or more (a lone `+1`/`1` country code aside): `$121 3.9(796)` is a price and a rating.
+    const groups = m[1]!.replace(/^\+?1[\s-]/, "").split(/[\s().-]+/).filter(Boolean);
+    if (groups.some((g) => g.length < 2)) continue;
     return true;
   }
   return false;
@@ -283,7 +299,7 @@ export function phoneIn(text: string): boolean {
 
 /** Opening hours: open/closed words, or a time of day next to one. */
 export const HOURS =
-  /\b(?:open(?:s|ing)?(?: 24 hours)?|closed|closes|closing soon|ouvert|fermé|ferme bientôt|otwarte|zamknięte|geöffnet|geschlossen|öffnet|schließt|abierto|cerrado|aberto|fechado|abre|fecha|открыто|закрыто|営業中|営業時間外)\b|営業中|営業時間外|24 hours|24 heures|24 godziny|24 horas|24 Stunden/iu;
+  /\b(?:open(?:s|ing)?(?: 24 hours)?|closed|closes|closing soon|ouvert|fermé|ferme bientôt|otwarte|zamknięte|geöffnet|geschlossen|öffnet|schließt|abierto|cerrado|aberto|fechado|abre|fecha|aperto|chiuso|chiude|apre|открыто|закрыто|営業中|営業時間外)\b|営業中|営業時間外|24 hours|24 heures|24 godziny|24 horas|24 Stunden/iu;
 
 /** Dine-in / takeout / delivery style service options, in the languages of the captured pages. */
 export const SERVICE_OPTIONS =
@@ -293,4 +309,4 @@ export const YEARS_IN_BUSINESS = /\d+\+? (?:years in business|anos no mercado|an
 
 /** A street address segment: words and a house number, or a postcode next to a place name. */
 export const ADDRESS =
-  /^(?=.{5,90}$)(?:\d{1,5}[a-z]?,? [\p{L}'’.\- ]{3,}|[\p{L}'’.\- ]{3,} \d{1,5}[a-z]?\b|.*\b\d{5}\b.*|.*(?:\b(?:st|ave|rd|blvd|dr|ln|street|avenue|road|rue|av|bd|ul|str|straße|strasse|calle|via|rua|вул|ул)\.?)\b.*)$/iu;
+  /^(?=.{5,90}$)(?:\d{1,5}[a-z]?,? [\p{L}'’.\- ]{3,}|[\p{L}'’.\- ]{3,},? \d{1,5}[a-z]?\b|.*\b\d{5}\b.*|[\p{L} .'’-]{3,}, [A-Z]{2}|.*(?:\b(?:st|ave|rd|blvd|dr|ln|street|avenue|road|rue|av|bd|ul|str|straße|strasse|calle|via|rua|вул|ул)\.?)\b.*)$/iu;

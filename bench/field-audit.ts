@@ -66,12 +66,14 @@ import { FIXTURES_DIR, fixturesAvailable } from "../packages/upstream/test/fixtu
 import { envelope } from "../apps/api/src/compat/response.js";
 import { searchOfJob } from "../apps/api/src/compat/params.js";
 import {
+  ABSOLUTE_DATE,
   ADDRESS,
   HOURS,
   SERVICE_OPTIONS,
   YEARS_IN_BUSINESS,
   ancestors,
   attr,
+  baseOf,
   cardAround,
   contains,
   dateShown,
@@ -85,6 +87,8 @@ import {
   phoneIn,
   pictureIn,
   pricesIn,
+  RELATIVE_DATE,
+  PRICE as PRICE_RE,
   ratingIn,
   reviewsIn,
   targetOf,
@@ -136,9 +140,12 @@ export interface KindReport {
   pages: number;
   items: number;
   unlocated: number;
+  /** Item fields only (whole blocks apart): the kind's figure. */
   shown: number;
   returned: number;
   share: number | null;
+  /** Web search: whole blocks shown on a page (one each per page) and returned. */
+  blocks?: { shown: number; returned: number; share: number | null };
   fields: Record<string, Tally & { share: number | null }>;
 }
 
@@ -159,12 +166,21 @@ class Counter {
     let shown = 0;
     let returned = 0;
     const fields: KindReport["fields"] = {};
+    let blockShown = 0;
+    let blockReturned = 0;
     for (const [name, t] of this.fields) {
-      shown += t.shown;
-      returned += t.returned;
+      if (name.startsWith("block:")) {
+        blockShown += t.shown;
+        blockReturned += t.returned;
+      } else {
+        shown += t.shown;
+        returned += t.returned;
+      }
       fields[name] = { ...t, share: t.shown ? t.returned / t.shown : null };
     }
-    return { kind, pages: this.pages, items: this.items, unlocated: this.unlocated, shown, returned, share: shown ? returned / shown : null, fields };
+    const report: KindReport = { kind, pages: this.pages, items: this.items, unlocated: this.unlocated, shown, returned, share: shown ? returned / shown : null, fields };
+    if (blockShown) report.blocks = { shown: blockShown, returned: blockReturned, share: blockReturned / blockShown };
+    return report;
   }
 }
 
@@ -180,11 +196,13 @@ interface Located {
  * Cards of a list of items, by link (`linkKey`) or else by exact title text. Every other item's
  * anchor and title element bounds a card, and so does any other anchor holding a heading.
  */
-function locate(page: Page, items: Item[], linkKey: string | undefined, titleKey: string, maxText: number, extraHeads: El[] = []): Array<Located | undefined> {
+function locate(page: Page, items: Item[], linkKeys: string[], titleKey: string, maxText: number, extraHeads: El[] = []): Array<Located | undefined> {
+  const linkOf = (item: Item) => linkKeys.map((k) => targetOf(String(item[k] ?? ""))).find((t) => t && page.anchors.some((a) => baseOf(a.target) === baseOf(t)));
   const heads = items.map((item) => {
-    const link = linkKey ? targetOf(String(item[linkKey] ?? "")) : undefined;
+    const link = linkOf(item);
     if (link) {
-      const anchors = page.anchors.filter((a) => a.target === link).map((a) => a.el);
+      let anchors = page.anchors.filter((a) => a.target === link).map((a) => a.el);
+      if (!anchors.length) anchors = page.anchors.filter((a) => baseOf(a.target) === baseOf(link)).map((a) => a.el);
       if (anchors.length) return anchors.sort((a, b) => textOf(b).length - textOf(a).length)[0];
     }
     const title = String(item[titleKey] ?? "");
@@ -193,10 +211,10 @@ function locate(page: Page, items: Item[], linkKey: string | undefined, titleKey
   const headSet = new Set<El>([...heads.filter((h): h is El => !!h), ...extraHeads]);
   return heads.map((head, i) => {
     if (!head) return undefined;
-    const own = linkKey ? targetOf(String(items[i]![linkKey] ?? "")) : undefined;
+    const own = linkOf(items[i]!);
     const isOther = (e: El) =>
       (headSet.has(e) && e !== head && !contains(head, e) && !contains(e, head)) ||
-      (e.tagName === "a" && e !== head && targetOf(attr(e, "href")) !== own && elementsOf(e).some((x) => x.tagName === "h3" || attr(x, "role") === "heading"));
+      (e.tagName === "a" && e !== head && baseOf(targetOf(attr(e, "href"))) !== baseOf(own) && elementsOf(e).some((x) => x.tagName === "h3" || attr(x, "role") === "heading"));
     return { card: cardAround(head, isOther, maxText), head };
   });
 }
@@ -267,7 +285,8 @@ export function webBlocksShown(page: Page): Record<string, boolean> {
   shown.ads = aclk.some((a) => !gridAncestor(a.el) && pricesIn(a.el).length === 0);
   shown.inline_shopping = page.all.some((e) => /\b(?:commercial-unit|pla-unit)\b/.test(attr(e, "class") ?? "")) || aclk.filter((a) => pricesIn(a.el).length > 0).length >= 2;
   const videoHeads = page.all.filter((e) => /^(?:h[1-6]|div|span)$/.test(e.tagName) && HEADINGS.inline_videos!.test(textOf(e)));
-  shown.inline_videos = videoHeads.some((h) => {
+  const players = page.all.filter((e) => /youtube\.com\/watch|youtu\.be\/|vimeo\.com\//.test(attr(e, "data-curl") ?? attr(e, "data-surl") ?? ""));
+  shown.inline_videos = players.length >= 2 || videoHeads.some((h) => {
     for (let p: El | undefined = h, up = 0; p && up < 6; p = ancestors(p)[0], up++) {
       if (textOf(p).length > 4000) break;
       if (elementsOf(p).some((x) => x.tagName === "a" && (/youtube\.com\/watch|youtu\.be|vimeo\.com|dailymotion/.test(attr(x, "href") ?? "") || /\b\d{1,2}:\d{2}\b/.test(textOf(x))))) return true;
@@ -275,9 +294,12 @@ export function webBlocksShown(page: Page): Record<string, boolean> {
     return false;
   });
   shown.perspectives = headed(HEADINGS.perspectives!);
-  shown.local_results = page.all.some((e) => attr(e, "data-cid") !== undefined) || page.anchors.some((a) => /[?&]ludocid=\d/.test(a.href));
+  shown.local_results = page.all.some((e) => CID.test(attr(e, "data-cid") ?? "")) || page.anchors.some((a) => /[?&]ludocid=\d/.test(a.href));
   return shown;
 }
+
+/** A place's CID: a long decimal number (other `data-cid` values on the page are short hex or UUIDs). */
+const CID = /^\d{6,}$/;
 
 const BLOCK_RETURNED: Record<string, (o: Record<string, unknown>) => boolean> = {
   ai_overview: (o) => present(o.ai_overview),
@@ -313,13 +335,13 @@ function localFields(page: Page, card: El, item: Item, add: (f: string, shown: b
   add("hours", HOURS.test(text));
   add("address", segments.some((s) => ADDRESS.test(s) && !phoneIn(s) && !HOURS.test(s) && !/^\(?\d[\d.,]*\)?$/.test(s) && !YEARS_IN_BUSINESS.test(s) && !/^[1-5][.,]\d/.test(s)));
   add("thumbnail", pictureIn(card) || all.some((e) => /background-image:\s*url\(/i.test(attr(e, "style") ?? "")));
-  add("place_id", all.some((e) => attr(e, "data-cid") !== undefined) || hrefs.some((h) => /[?&]ludocid=\d/.test(h)) || (cid !== "" && page.html.includes(`ludocid=${cid}`) && all.some((e) => e.attrs.some((a) => a.value.includes(cid)))));
+  add("place_id", all.some((e) => CID.test(attr(e, "data-cid") ?? "")) || hrefs.some((h) => /[?&]ludocid=\d/.test(h)) || (cid !== "" && page.html.includes(`ludocid=${cid}`) && all.some((e) => e.attrs.some((a) => a.value.includes(cid)))));
   add("gps_coordinates", all.some((e) => attr(e, "data-lat") !== undefined) || hrefs.some((h) => /@-?\d+\.\d+,-?\d+\.\d+|!3d-?\d+\.\d+!4d-?\d+\.\d+|[?&](?:ll|sll)=-?\d+\.\d+/.test(h)));
   add("links.website", anchors.some((a) => {
     const t = targetOf(attr(a, "href"));
     return !!t && !isGoogleHost(hostOf(t)) && textOf(a) !== title;
   }));
-  add("links.directions", hrefs.some((h) => /\/maps\/dir\//.test(h)));
+  add("links.directions", hrefs.some((h) => /\/maps\/dir\//.test(h)) || all.some((e) => /^(?:directions|itinéraire|wegbeschreibung|route|trasa|dojazd|cómo llegar|rotas|indicazioni|маршрут|ルート)$/i.test(textOf(e))));
   add("service_options", SERVICE_OPTIONS.test(text));
   add("years_in_business", YEARS_IN_BUSINESS.test(text));
 }
@@ -330,34 +352,21 @@ const LOCAL_RETURNED: Record<string, (i: Item) => boolean> = {
 
 // ---- news ----------------------------------------------------------------------------------------------------
 
-function newsFields(card: El, head: El, item: Item, add: (f: string, shown: boolean) => void) {
+function newsFields(card: El, item: Item, add: (f: string, shown: boolean) => void) {
   const all = elementsOf(card);
   const title = String(item.title ?? "");
   const isTitle = (e: El) => textOf(e) === title || (title.length > 10 && textOf(e).startsWith(title.slice(0, 30)) && textOf(e).length <= title.length + 5);
   const date = dateShown(card, isTitle);
-  const leaves = all.filter((e) => !elementsOf(e).some((x) => textOf(x) === textOf(e)) || e.childNodes.every((c) => !isElLike(c)));
-  const shortTexts = leaves.map((e) => textOf(e)).filter((t) => t.length >= 2 && t.length <= 50 && t !== title && !ABS_OR_REL(t) && !/^[·•—-]$/.test(t));
-  let rest = textOf(card).replace(title, " ");
-  for (const e of all) if (e.tagName === "h3" || attr(e, "role") === "heading") rest = rest.replace(textOf(e), " ");
-  const longest = leaves.map((e) => textOf(e)).filter((t) => t !== title && !title.startsWith(t.slice(0, 20))).sort((a, b) => b.length - a.length)[0] ?? "";
-  add("source", iconIn(card) || shortTexts.length > 0);
+  // Elements holding text of their own (not only through child elements).
+  const texts = all.filter((e) => e.childNodes.some((c) => c.nodeName === "#text" && (c as { value: string }).value.trim())).map((e) => textOf(e));
+  const others = texts.filter((t) => t !== title && !title.startsWith(t.slice(0, 20)));
+  const short = others.filter((t) => t.length >= 2 && t.length <= 50 && !/^[·•—-]$/.test(t) && !ABSOLUTE_DATE.test(t.replace(/\s*[—·•-]\s*$/, "")) && !RELATIVE_DATE.test(t.replace(/\s*[—·•-]\s*$/, "")));
+  add("source", iconIn(card) || short.length > 0);
   add("date", date.shown);
   add("iso_date", date.absolute);
-  add("snippet", longest.length >= 40);
-  add("thumbnail", pictureIn(card, (e) => { const s = imageSizeOf(e); return s <= 32 && s > 0; }));
+  add("snippet", all.some((e) => !isTitle(e) && !elementsOf(e).some(isTitle) && textOf(e).length >= 40 && !textOf(e).includes(title)));
+  add("thumbnail", pictureIn(card));
   add("favicon", iconIn(card));
-  void head;
-  void rest;
-}
-const isElLike = (n: unknown) => !!n && typeof n === "object" && "tagName" in (n as object);
-const ABS_OR_REL = (t: string) => dateShownText(t);
-function dateShownText(t: string): boolean {
-  const clean = t.replace(/\s*[—–·•-]\s*$/, "").trim();
-  return /^\d/.test(clean) && /(ago|前|temu|назад|\d{4})/.test(clean);
-}
-function imageSizeOf(e: El): number {
-  const w = Number(attr(e, "width") ?? NaN);
-  return Number.isFinite(w) ? w : 0;
 }
 
 const NEWS_RETURNED: Record<string, (i: Item) => boolean> = {
@@ -379,8 +388,12 @@ function imageFields(card: El, item: Item, add: (f: string, shown: boolean) => v
   add("original_width", size);
   add("original_height", size);
   add("source_logo", iconIn(card));
-  add("is_product", pricesIn(card).length > 0);
+  const stock = STOCK.test(textOf(card));
+  add("is_product", pricesIn(card).length > 0 || stock);
+  add("in_stock", stock);
 }
+/** Stock words a product tile shows next to its site name. */
+const STOCK = /在庫あり|在庫なし|\b(?:in stock|out of stock|em estoque|esgotado|en stock|disponible|auf lager|nicht auf lager|w magazynie)\b/i;
 function iconOnly(e: El): boolean {
   const w = Number(attr(e, "width") ?? NaN);
   const h = Number(attr(e, "height") ?? NaN);
@@ -388,6 +401,7 @@ function iconOnly(e: El): boolean {
 }
 const IMAGE_RETURNED: Record<string, (i: Item) => boolean> = {
   is_product: (i) => i.is_product === true,
+  in_stock: (i) => typeof i.in_stock === "boolean",
 };
 
 // ---- shopping ------------------------------------------------------------------------------------------------------
@@ -405,13 +419,26 @@ function shoppingFields(card: El, item: Item, add: (f: string, shown: boolean) =
   add("old_price", prices.length >= 2 || struck);
   add("rating", ratingIn(card, isTitle));
   add("reviews", reviewsIn(card, isTitle) || /\b\d[\d.,]* (?:avaliações|reviews|comentários|opiniões)\b/i.test(text));
-  add("source", /(?:^|\s)(?:de|from|by|por|em)\s+\p{Lu}[\p{L}\d.&' -]{1,40}/u.test(text.replace(/\b(?:em|from|de) \d+ (?:lojas|stores|shops)\b/gi, "")));
+  const merchantLink = all.some((e) => {
+    if (e.tagName !== "a" || isTitle(e) || elementsOf(e).some(isTitle)) return false;
+    const t = textOf(e);
+    const to = targetOf(attr(e, "href"));
+    const out = /\/aclk\?/.test(attr(e, "href") ?? "") || (!!to && !isGoogleHost(hostOf(to)));
+    return out && t.length >= 2 && t.length <= 40 && !PRICE_RE.test(t);
+  });
+  add("source", merchantLink || /(?:^|\s)(?:de|from|by|por|em)\s+\p{Lu}[\p{L}\d.&' -]{1,40}/u.test(text.replace(/\b(?:em|from|de) \d+\+? (?:lojas|stores|shops)\b/gi, "")));
   add("thumbnail", pictureIn(card));
   add("delivery", /\b(?:frete|shipping|delivery|entrega|envío|livraison)\b/i.test(text));
   const product = hrefs.some((h) => /\/shopping\/product\/\d+/.test(h));
   add("product_link", product);
   add("product_id", product);
   add("number_of_comparisons", /\b(?:em|from|in|de|compare prices from)\s+\d+\+?\s+(?:lojas|stores|shops|sellers|tiendas|vendedores)\b/i.test(text));
+  const lines = all.filter((e) => e.tagName !== "a" && textOf(e).length >= 60 && textOf(e).length <= 400 && !elementsOf(e).some(isTitle) && elementsOf(e).filter((x) => x.tagName === "a").length === 0 && textOf(e).split(/\s+·\s+/).length < 3);
+  add("snippet", lines.length > 0);
+  add("extensions", all.some((e) => {
+    const parts = textOf(e).split(/\s+·\s+/);
+    return parts.length >= 2 && parts.every((p) => p.length >= 1 && p.length <= 40) && !elementsOf(e).some(isTitle) && !PRICE_RE.test(textOf(e));
+  }));
   add("tag", /\b(?:sale|promoção|oferta|price drop|queda de preço|baixou)\b/i.test(text));
 }
 
@@ -450,7 +477,7 @@ export function runAudit(opts: AuditOptions = {}): AuditReport {
       const c = counters.get("web")!;
       c.pages++;
       const items = (out.organic_results as Item[] | undefined) ?? [];
-      const cards = locate(page, items, "link", "title", 2500);
+      const cards = locate(page, items, ["link"], "title", 2500);
       items.forEach((item, i) => {
         c.items++;
         const loc = cards[i];
@@ -461,7 +488,7 @@ export function runAudit(opts: AuditOptions = {}): AuditReport {
           c.add(f, shown, returned, file);
           if (shown) judged.push(`${f}${returned ? "" : "✗"}`);
         });
-        log(`${file} organic #${item.position} ${String(item.title).slice(0, 50)} :: ${judged.join(" ")}`);
+        log(`${file} organic #${item.position} ${String(item.title).slice(0, 50)} :: ${judged.join(" ")}${process.env.AUDIT_TEXT ? `\n    ${textOf(loc.card).slice(0, Number(process.env.AUDIT_TEXT))}` : ""}`);
       });
       const blocks = webBlocksShown(page);
       for (const [name, shown] of Object.entries(blocks)) {
@@ -475,12 +502,17 @@ export function runAudit(opts: AuditOptions = {}): AuditReport {
       const places = Array.isArray(lr) ? lr : (lr?.places ?? []);
       const c = counters.get("local")!;
       if (places.length) c.pages++;
+      // The place's title element: inside the element carrying its CID when there is one, else the
+      // first element with its title text not taken by an earlier place.
+      const used = new Set<El>();
       const heads = places.map((p) => {
         const cid = String(p.place_id ?? "");
-        const byId = cid ? page.all.find((e) => attr(e, "data-cid") === cid) : undefined;
         const title = String(p.title ?? "");
-        const byTitle = title ? elementsWithText(page, title)[0] : undefined;
-        return byTitle ?? byId;
+        const byId = CID.test(cid) ? page.all.find((e) => attr(e, "data-cid") === cid || /[?&]ludocid=(\d+)/.exec(attr(e, "href") ?? "")?.[1] === cid) : undefined;
+        const titled = title ? elementsWithText(page, title).filter((e) => !used.has(e)) : [];
+        const head = (byId && (titled.find((e) => contains(byId, e)) ?? byId)) ?? titled[0];
+        if (head) used.add(head);
+        return head;
       });
       const headSet = new Set(heads.filter((h): h is El => !!h));
       places.forEach((p, i) => {
@@ -494,15 +526,15 @@ export function runAudit(opts: AuditOptions = {}): AuditReport {
           c.add(f, shown, returned, file);
           if (shown) judged.push(`${f}${returned ? "" : "✗"}`);
         }, String(p.title ?? ""));
-        log(`${file} place #${p.position} ${String(p.title).slice(0, 40)} :: ${judged.join(" ")}`);
+        log(`${file} place #${p.position} ${String(p.title).slice(0, 40)} :: ${judged.join(" ")}${process.env.AUDIT_TEXT ? `\n    ${textOf(card).slice(0, Number(process.env.AUDIT_TEXT))}` : ""}`);
       });
     }
   }
 
-  const simple: Array<[AuditKind, string, string | undefined, number, (card: El, head: El, item: Item, add: (f: string, s: boolean) => void) => void, Record<string, (i: Item) => boolean>]> = [
-    ["news", "news_results", "link", 1500, newsFields, NEWS_RETURNED],
-    ["images", "images_results", "link", 600, (card, _h, item, add) => imageFields(card, item, add), IMAGE_RETURNED],
-    ["shopping", "shopping_results", "product_link", 900, (card, _h, item, add) => shoppingFields(card, item, add), {}],
+  const simple: Array<[AuditKind, string, string[], number, (card: El, head: El, item: Item, add: (f: string, s: boolean) => void) => void, Record<string, (i: Item) => boolean>]> = [
+    ["news", "news_results", ["link"], 1500, (card, _h, item, add) => newsFields(card, item, add), NEWS_RETURNED],
+    ["images", "images_results", ["link"], 600, (card, _h, item, add) => imageFields(card, item, add), IMAGE_RETURNED],
+    ["shopping", "shopping_results", ["product_link", "link", "tracking_link"], 600, (card, _h, item, add) => shoppingFields(card, item, add), {}],
   ];
   for (const [kind, block, linkKey, maxText, fields, returnedOf] of simple) {
     if (!want.has(kind)) continue;
@@ -513,8 +545,7 @@ export function runAudit(opts: AuditOptions = {}): AuditReport {
       const out = answerFor(DIRS[kind as Exclude<AuditKind, "local">].endpoint, html);
       c.pages++;
       const items = (out[block] as Item[] | undefined) ?? [];
-      let cards = locate(page, items, linkKey, "title", maxText);
-      if (kind === "shopping") cards = cards.map((l, i) => l ?? locate(page, [items[i]!], "link", "title", maxText)[0]);
+      const cards = locate(page, items, linkKey, "title", maxText);
       items.forEach((item, i) => {
         c.items++;
         const loc = cards[i];
@@ -525,7 +556,7 @@ export function runAudit(opts: AuditOptions = {}): AuditReport {
           c.add(f, shown, returned, file);
           if (shown) judged.push(`${f}${returned ? "" : "✗"}`);
         });
-        log(`${file} ${kind} #${item.position} ${String(item.title).slice(0, 40)} :: ${judged.join(" ")}`);
+        log(`${file} ${kind} #${item.position} ${String(item.title).slice(0, 40)} :: ${judged.join(" ")}${process.env.AUDIT_TEXT ? `\n    ${textOf(loc.card).slice(0, Number(process.env.AUDIT_TEXT))}` : ""}`);
       });
     }
   }
@@ -544,7 +575,10 @@ const pct = (x: number | null) => (x === null ? "  n/a" : `${(x * 100).toFixed(0
 export function formatAudit(r: AuditReport): string {
   const lines: string[] = [];
   lines.push("kind       pages  items  unlocated   shown  returned  share");
-  for (const k of r.kinds) lines.push(`${k.kind.padEnd(10)} ${String(k.pages).padStart(5)} ${String(k.items).padStart(6)} ${String(k.unlocated).padStart(10)} ${String(k.shown).padStart(7)} ${String(k.returned).padStart(9)}  ${pct(k.share)}`);
+  for (const k of r.kinds) {
+    lines.push(`${k.kind.padEnd(10)} ${String(k.pages).padStart(5)} ${String(k.items).padStart(6)} ${String(k.unlocated).padStart(10)} ${String(k.shown).padStart(7)} ${String(k.returned).padStart(9)}  ${pct(k.share)}`);
+    if (k.blocks) lines.push(`${(k.kind + " blocks").padEnd(10)} ${"".padStart(5)} ${"".padStart(6)} ${"".padStart(10)} ${String(k.blocks.shown).padStart(7)} ${String(k.blocks.returned).padStart(9)}  ${pct(k.blocks.share)}`);
+  }
   for (const k of r.kinds) {
     lines.push("", `${k.kind}: field                      shown  returned  share`);
     for (const [f, t] of Object.entries(k.fields)) lines.push(`  ${f.padEnd(30)} ${String(t.shown).padStart(6)} ${String(t.returned).padStart(9)}  ${pct(t.share)}`);
