@@ -254,6 +254,16 @@ function organicFields(card: El, head: El, item: Item, add: (f: string, shown: b
 }
 const imageIcon = (e: El) => e.tagName === "img";
 
+/** What each organic result's card shows (undefined: its card was not found), for tests and checks by eye. */
+export function organicShown(page: Page, items: Item[]): Array<Record<string, boolean> | undefined> {
+  return locate(page, items, ["link"], "title", 2500).map((loc, i) => {
+    if (!loc) return undefined;
+    const shown: Record<string, boolean> = {};
+    organicFields(loc.card, loc.head, items[i]!, (f, s) => (shown[f] = s));
+    return shown;
+  });
+}
+
 const ORGANIC_RETURNED: Record<string, (i: Item) => boolean> = {
   rich_snippet: (i) => present(i.rich_snippet),
 };
