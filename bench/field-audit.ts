@@ -356,6 +356,36 @@ function localFields(page: Page, card: El, item: Item, add: (f: string, shown: b
   add("years_in_business", YEARS_IN_BUSINESS.test(text));
 }
 
+/**
+ * Each place's card: from its title element (inside the element carrying its CID when there is
+ * one, else the first element with its title text not taken by an earlier place), as large as it
+ * gets without another place's title.
+ */
+function placeCards(page: Page, places: Item[]): Array<El | undefined> {
+  const used = new Set<El>();
+  const heads = places.map((p) => {
+    const cid = String(p.place_id ?? "");
+    const title = String(p.title ?? "");
+    const byId = CID.test(cid) ? page.all.find((e) => attr(e, "data-cid") === cid || /[?&]ludocid=(\d+)/.exec(attr(e, "href") ?? "")?.[1] === cid) : undefined;
+    const titled = title ? elementsWithText(page, title).filter((e) => !used.has(e)) : [];
+    const head = (byId && (titled.find((e) => contains(byId, e)) ?? byId)) ?? titled[0];
+    if (head) used.add(head);
+    return head;
+  });
+  const headSet = new Set(heads.filter((h): h is El => !!h));
+  return heads.map((head) => head && cardAround(head, (e) => headSet.has(e) && e !== head && !contains(e, head), 700));
+}
+
+/** What each place's card shows (undefined: its card was not found). */
+export function placeShown(page: Page, places: Item[]): Array<Record<string, boolean> | undefined> {
+  return placeCards(page, places).map((card, i) => {
+    if (!card) return undefined;
+    const shown: Record<string, boolean> = {};
+    localFields(page, card, places[i]!, (f, s) => (shown[f] = s), String(places[i]!.title ?? ""));
+    return shown;
+  });
+}
+
 const LOCAL_RETURNED: Record<string, (i: Item) => boolean> = {
   service_options: (i) => present(i.service_options) || (typeof i.description === "string" && SERVICE_OPTIONS.test(i.description)),
 };
@@ -512,24 +542,11 @@ export function runAudit(opts: AuditOptions = {}): AuditReport {
       const places = Array.isArray(lr) ? lr : (lr?.places ?? []);
       const c = counters.get("local")!;
       if (places.length) c.pages++;
-      // The place's title element: inside the element carrying its CID when there is one, else the
-      // first element with its title text not taken by an earlier place.
-      const used = new Set<El>();
-      const heads = places.map((p) => {
-        const cid = String(p.place_id ?? "");
-        const title = String(p.title ?? "");
-        const byId = CID.test(cid) ? page.all.find((e) => attr(e, "data-cid") === cid || /[?&]ludocid=(\d+)/.exec(attr(e, "href") ?? "")?.[1] === cid) : undefined;
-        const titled = title ? elementsWithText(page, title).filter((e) => !used.has(e)) : [];
-        const head = (byId && (titled.find((e) => contains(byId, e)) ?? byId)) ?? titled[0];
-        if (head) used.add(head);
-        return head;
-      });
-      const headSet = new Set(heads.filter((h): h is El => !!h));
+      const cards = placeCards(page, places);
       places.forEach((p, i) => {
         c.items++;
-        const head = heads[i];
-        if (!head) return void c.unlocated++;
-        const card = cardAround(head, (e) => headSet.has(e) && e !== head && !contains(e, head), 700);
+        const card = cards[i];
+        if (!card) return void c.unlocated++;
         const judged: string[] = [];
         localFields(page, card, p, (f, shown) => {
           const returned = (LOCAL_RETURNED[f] ?? ((it: Item) => present(at(it, f))))(p);

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ABSOLUTE_DATE, RELATIVE_DATE, loadPage, phoneIn, type Page } from "../../../bench/field-audit-page.js";
-import { organicShown, webBlocksShown } from "../../../bench/field-audit.js";
+import { organicShown, placeShown, webBlocksShown } from "../../../bench/field-audit.js";
 import { FIXTURES_DIR, fixturesAvailable } from "./fixtures-dir.js";
 
 const run = fixturesAvailable ? describe : describe.skip;
@@ -78,5 +78,33 @@ run("field audit detectors on hand-checked cards (web/coffee-desktop-2023)", () 
     const blocks = webBlocksShown(page);
     expect(blocks).toMatchObject({ related_questions: true, related_searches: true, knowledge_graph: true, local_results: true });
     expect(blocks).toMatchObject({ ai_overview: false, top_stories: false, perspectives: false, ads: false });
+  });
+});
+
+run("field audit detectors on hand-checked local pack cards", () => {
+  const load = (file: string) => loadPage(readFileSync(join(FIXTURES_DIR, file), "utf8"));
+
+  it("a clinic's card: rating, reviews, phone, hours, address, place id, website and directions; no price, no thumbnail", () => {
+    const page = load("web/abortion-near-me-desktop-2023.html");
+    // `Planned Parenthood - Boulder 3.4(64) · Abortion clinic 2525 Arapahoe Ave Suite C - 200 · (303) 447-1040 Open ⋅ Closes 7 PM … Website Directions`
+    const [card] = placeShown(page, [
+      { title: "Planned Parenthood - Boulder", place_id: "16167693010129661015" },
+      { title: "Boulder Abortion Clinic", place_id: "1305257677139679790" },
+      { title: "Boulder Valley Women's Health Center", place_id: "6359389750101082616" },
+    ]);
+    expect(card).toMatchObject({ rating: true, reviews: true, phone: true, hours: true, address: true, place_id: true, "links.website": true, "links.directions": true });
+    expect(card).toMatchObject({ price: false, thumbnail: false, years_in_business: false, gps_coordinates: false });
+  });
+
+  it("a hotel's card: price, rating, reviews and a photo; no phone, no hours, no address", () => {
+    const page = load("web/hotels-nyc-desktop-2023.html");
+    // `The Blakely New York by LuxUrban $121 3.9(796) · 4-star hotel GREAT DEAL 34% less than usual …`
+    const shown = placeShown(page, [
+      { title: "DoubleTree by Hilton Hotel New York Times Square West" },
+      { title: "The Manhattan at Times Square Hotel" },
+      { title: "The Blakely New York by LuxUrban" },
+    ]);
+    expect(shown[2]).toMatchObject({ price: true, rating: true, reviews: true, thumbnail: true });
+    expect(shown[2]).toMatchObject({ phone: false, hours: false, address: false, "links.directions": false });
   });
 });
