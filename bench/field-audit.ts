@@ -133,7 +133,9 @@ const at = (item: Item, path: string): unknown => path.split(".").reduce<unknown
 interface Tally {
   shown: number;
   returned: number;
+  /** The page with the most items showing the field without it in our answer. */
   example?: string;
+  missingByPage?: Record<string, number>;
 }
 export interface KindReport {
   kind: AuditKind;
@@ -160,7 +162,11 @@ class Counter {
     if (!shown) return;
     t.shown++;
     if (returned) t.returned++;
-    else t.example ??= page;
+    else {
+      const by = (t.missingByPage ??= {});
+      by[page] = (by[page] ?? 0) + 1;
+      if (!t.example || by[page]! > by[t.example]!) t.example = page;
+    }
   }
   report(kind: AuditKind): KindReport {
     let shown = 0;
@@ -176,7 +182,8 @@ class Counter {
         shown += t.shown;
         returned += t.returned;
       }
-      fields[name] = { ...t, share: t.shown ? t.returned / t.shown : null };
+      const { missingByPage: _m, ...tally } = t;
+      fields[name] = { ...tally, share: t.shown ? t.returned / t.shown : null };
     }
     const report: KindReport = { kind, pages: this.pages, items: this.items, unlocated: this.unlocated, shown, returned, share: shown ? returned / shown : null, fields };
     if (blockShown) report.blocks = { shown: blockShown, returned: blockReturned, share: blockReturned / blockShown };
@@ -203,6 +210,10 @@ function locate(page: Page, items: Item[], linkKeys: string[], titleKey: string,
     if (link) {
       let anchors = page.anchors.filter((a) => a.target === link).map((a) => a.el);
       if (!anchors.length) anchors = page.anchors.filter((a) => baseOf(a.target) === baseOf(link)).map((a) => a.el);
+      // Several anchors lead there (a sanitized page's placeholder links, a result linked twice): the one with the title.
+      const title = String(item[titleKey] ?? "").slice(0, 30);
+      const titled = title ? anchors.filter((a) => textOf(a).includes(title)) : [];
+      if (titled.length) return titled.sort((a, b) => textOf(a).length - textOf(b).length)[0];
       if (anchors.length) return anchors.sort((a, b) => textOf(b).length - textOf(a).length)[0];
     }
     const title = String(item[titleKey] ?? "");
