@@ -24,11 +24,17 @@
  *   favicon         an <img> declared 10–32 px
  *   redirect_link   the title anchor's href or ping is Google's `/url?` redirect
  *   rich_snippet    a rating (aria-label or `Rating: 4.5` or a lone `4.5`), a review count or a price line outside the snippet text
+ * web search: knowledge panel (its root: a kp-wholepage/kp-blk element, else the box around data-attrid="title")
+ *   type (data-attrid="subtitle"), description (a data-attrid naming a description, ≥ 40 characters), kgmid (data-mid,
+ *   or a `/m/…`, `/g/…` id or `kgmid=` in a panel link), header_images (a picture in an image/header row or a
+ *   data-lpage tile), source (a "Wikipedia" link), website (a "Website" link, 9 languages), attributes (a kc:/ss:
+ *   row reading `Label: value`), people_also_search_for (its heading, 9 languages)
+ * web search: top stories items (located like organic results): source, date, thumbnail as for news below
  * web search blocks (one per page each; shown → returned)
  *   ai_overview     an element whose text is "AI Overview"
  *   knowledge_graph an element with `data-attrid` (title/subtitle/kc:…) or class kp-wholepage / kp-blk
  *   related_questions  elements with `data-q`, or class related-question-pair, or a "People also ask" heading (7 languages)
- *   related_searches   a "Related searches" / "People also search for" heading (7 languages) or #brs
+ *   related_searches   a "Related searches" heading (8 languages) or #brs
  *   top_stories     a "Top stories" heading (7 languages)
  *   ads             an anchor to /aclk or googleadservices.com with text, outside a product grid
  *   inline_shopping a "Sponsored" / "Ads" product grid: class commercial-unit / pla-unit, or ≥ 2 aclk product tiles with prices
@@ -83,6 +89,7 @@ import {
   hostOf,
   iconIn,
   isGoogleHost,
+  parentEl,
   loadPage,
   phoneIn,
   pictureIn,
@@ -282,7 +289,7 @@ const ORGANIC_RETURNED: Record<string, (i: Item) => boolean> = {
 /** Whole blocks a web page shows, by markers of the page itself. */
 const HEADINGS: Record<string, RegExp> = {
   related_questions: /^(?:people also ask|autres questions posées|podobne pytania|ähnliche fragen|otras preguntas de los usuarios|as pessoas também perguntam|другие также спрашивают|他の人はこちらも質問|相关问题|其他人还问了)$/i,
-  related_searches: /^(?:related searches|people also search for|recherches associées|podobne wyszukiwania|ähnliche suchanfragen|búsquedas relacionadas|pesquisas relacionadas|связанные запросы|関連する検索|相关搜索|other searches)$/i,
+  related_searches: /^(?:related searches|recherches associées|podobne wyszukiwania|ähnliche suchanfragen|búsquedas relacionadas|pesquisas relacionadas|связанные запросы|関連する検索|相关搜索|other searches)$/i,
   top_stories: /^(?:top stories|à la une|najważniejsze artykuły|schlagzeilen|noticias destacadas|principais notícias|главные новости|トップニュース|头条新闻)$/i,
   inline_videos: /^(?:videos|vidéos|filmy|wideo|vídeos|видео|動画|视频)$/i,
   perspectives: /^(?:perspectives)$/i,
@@ -321,6 +328,50 @@ export function webBlocksShown(page: Page): Record<string, boolean> {
 
 /** A place's CID: a long decimal number (other `data-cid` values on the page are short hex or UUIDs). */
 const CID = /^\d{6,}$/;
+
+// ---- knowledge panel -----------------------------------------------------------------------------
+
+const KG_KNOWN = new Set(["title", "type", "kgmid", "knowledge_graph_search_link", "serpapi_knowledge_graph_search_link", "header_images", "description", "source", "website", "thumbnail", "people_also_search_for", "see_results_about", "attributes"]);
+const PASF = /^(?:people also search for|les internautes ont également recherché|ludzie wyszukują też|andere suchten auch nach|la gente también busca|as pessoas também pesquisam|также ищут|他の人はこちらも検索|其他人还搜索了)$/i;
+const WEBSITE = /^(?:website|site web|site|strona|strona internetowa|webseite|sitio web|веб-сайт|сайт|ウェブサイト|官方网站)$/i;
+
+/** The knowledge panel's root: a `kp-wholepage` / `kp-blk` element, else the box around its title row. */
+export function knowledgePanel(page: Page): El | undefined {
+  const marked = page.all.find((e) => /\bkp-(?:wholepage|blk)\b/.test(attr(e, "class") ?? ""));
+  if (marked) return marked;
+  const title = page.all.find((e) => attr(e, "data-attrid") === "title");
+  if (!title) return undefined;
+  let root = title;
+  for (let p = ancestors(title)[0]; p && textOf(p).length <= 6000 && p.tagName !== "body"; p = ancestors(p)[0]) root = p;
+  return root;
+}
+
+/** What a page's knowledge panel shows (title left out). */
+export function knowledgePanelShown(page: Page): Record<string, boolean> | undefined {
+  const kp = knowledgePanel(page);
+  if (!kp) return undefined;
+  const all = elementsOf(kp);
+  const attrid = (e: El) => attr(e, "data-attrid") ?? "";
+  const hrefs = all.filter((e) => e.tagName === "a").map((a) => attr(a, "href") ?? "");
+  const pasf = all.find((e) => PASF.test(textOf(e)));
+  return {
+    type: all.some((e) => attrid(e) === "subtitle" && textOf(e).length > 0),
+    description: all.some((e) => /description/i.test(attrid(e)) && textOf(e).length >= 40),
+    kgmid: all.some((e) => /^\/(?:m|g)\/[0-9a-z_]{4,}$/i.test(attr(e, "data-mid") ?? attr(e, "data-kgmid") ?? "")) || hrefs.some((h) => /[?&]kgmid=|%2F(?:m|g)%2F[0-9a-z_]{4,}|[?&=](?:\/|%2F)(?:m|g)(?:\/|%2F)[0-9a-z_]{4,}/i.test(h)),
+    header_images: all.some((e) => e.tagName === "img" && pictureIn(parentEl(e) ?? e) && !!ancestors(e).find((p) => /header|image/i.test(attrid(p)) || attr(p, "data-lpage") !== undefined)) ||
+      all.some((e) => attr(e, "data-lpage") !== undefined && elementsOf(e).some((x) => x.tagName === "img")),
+    source: all.some((e) => e.tagName === "a" && /^wikipedia$/i.test(textOf(e))),
+    website: all.some((e) => e.tagName === "a" && WEBSITE.test(textOf(e))),
+    attributes: all.some((e) => /^(?:kc|ss):\//.test(attrid(e)) && /\S:\s*\S/.test(textOf(e)) && textOf(e).length < 300),
+    people_also_search_for: !!pasf,
+  };
+}
+
+function kgReturned(kg: Item | undefined, field: string): boolean {
+  if (!kg) return false;
+  if (field === "attributes") return present(kg.attributes) || Object.keys(kg).some((k) => !KG_KNOWN.has(k) && !k.endsWith("_link") && !k.endsWith("_links") && present(kg[k]));
+  return present(kg[field]);
+}
 
 const BLOCK_RETURNED: Record<string, (o: Record<string, unknown>) => boolean> = {
   ai_overview: (o) => present(o.ai_overview),
@@ -541,6 +592,24 @@ export function runAudit(opts: AuditOptions = {}): AuditReport {
         });
         log(`${file} organic #${item.position} ${String(item.title).slice(0, 50)} :: ${judged.join(" ")}${process.env.AUDIT_TEXT ? `\n    ${textOf(loc.card).slice(0, Number(process.env.AUDIT_TEXT))}` : ""}`);
       });
+      const kg = knowledgePanelShown(page);
+      if (kg) {
+        for (const [f, shown] of Object.entries(kg)) {
+          const returned = kgReturned(out.knowledge_graph as Item | undefined, f);
+          c.add(`knowledge_graph.${f}`, shown, returned, file);
+          if (shown) log(`${file} knowledge_graph.${f}${returned ? "" : "✗"}`);
+        }
+      }
+      const stories = (out.top_stories as Item[] | undefined) ?? [];
+      locate(page, stories, ["link"], "title", 800).forEach((loc, i) => {
+        if (!loc) return;
+        newsFields(loc.card, stories[i]!, (f, shown) => {
+          if (f !== "source" && f !== "date" && f !== "thumbnail") return;
+          const returned = present(stories[i]![f]);
+          c.add(`top_stories.${f}`, shown, returned, file);
+          if (shown) log(`${file} top_stories #${i + 1}.${f}${returned ? "" : "✗"}`);
+        });
+      });
       const blocks = webBlocksShown(page);
       for (const [name, shown] of Object.entries(blocks)) {
         const returned = BLOCK_RETURNED[name]!(out);
@@ -618,11 +687,11 @@ export function formatAudit(r: AuditReport): string {
     if (k.blocks) lines.push(`${(k.kind + " blocks").padEnd(10)} ${"".padStart(5)} ${"".padStart(6)} ${"".padStart(10)} ${String(k.blocks.shown).padStart(7)} ${String(k.blocks.returned).padStart(9)}  ${pct(k.blocks.share)}`);
   }
   for (const k of r.kinds) {
-    lines.push("", `${k.kind}: field                      shown  returned  share`);
-    for (const [f, t] of Object.entries(k.fields)) lines.push(`  ${f.padEnd(30)} ${String(t.shown).padStart(6)} ${String(t.returned).padStart(9)}  ${pct(t.share)}`);
+    lines.push("", `${k.kind}: field${" ".repeat(32 - k.kind.length)}shown  returned  share`);
+    for (const [f, t] of Object.entries(k.fields)) lines.push(`  ${f.padEnd(36)} ${String(t.shown).padStart(6)} ${String(t.returned).padStart(9)}  ${pct(t.share)}`);
   }
   lines.push("", "largest gaps (shown but not returned):");
-  for (const g of r.gaps) lines.push(`  ${g.kind.padEnd(9)} ${g.field.padEnd(28)} ${String(g.returned).padStart(4)}/${String(g.shown).padEnd(4)} missing ${String(g.missing).padStart(4)}  e.g. ${g.example ?? ""}`);
+  for (const g of r.gaps) lines.push(`  ${g.kind.padEnd(9)} ${g.field.padEnd(36)} ${String(g.returned).padStart(4)}/${String(g.shown).padEnd(4)} missing ${String(g.missing).padStart(4)}  e.g. ${g.example ?? ""}`);
   return lines.join("\n");
 }
 
