@@ -30,6 +30,8 @@
  *   data-lpage tile), source (a "Wikipedia" link), website (a "Website" link, 9 languages), attributes (a kc:/ss:
  *   row reading `Label: value`), people_also_search_for (its heading, 9 languages)
  * web search: top stories items (located like organic results): source, date, thumbnail as for news below
+ * web search: AI overview references: each distinct outside-Google link in the box around the "AI Overview" heading
+ *   (as large as it gets without an organic result's heading anchor or a "People also ask" heading) is one shown
  * web search blocks (one per page each; shown → returned)
  *   ai_overview     an element whose text is "AI Overview"
  *   knowledge_graph an element with `data-attrid` (title/subtitle/kc:…) or class kp-wholepage / kp-blk
@@ -329,6 +331,28 @@ export function webBlocksShown(page: Page): Record<string, boolean> {
 /** A place's CID: a long decimal number (other `data-cid` values on the page are short hex or UUIDs). */
 const CID = /^\d{6,}$/;
 
+// ---- AI overview ---------------------------------------------------------------------------------
+
+/**
+ * The sources an AI overview cites: the distinct outside-Google link targets in the box around its
+ * "AI Overview" heading (as large as it gets without an organic result's heading anchor, ≤ 12,000
+ * characters).
+ */
+export function aiReferencesShown(page: Page, organic: Item[]): Set<string> {
+  const out = new Set<string>();
+  const heading = page.all.find((e) => /^(?:h[1-6]|div|span)$/.test(e.tagName) && HEADINGS.ai_overview!.test(textOf(e)));
+  if (!heading) return out;
+  const organicTargets = new Set(organic.map((o) => baseOf(targetOf(String(o.link ?? "")))));
+  const isOrganic = (e: El) => e.tagName === "a" && organicTargets.has(baseOf(targetOf(attr(e, "href")))) && elementsOf(e).some((x) => x.tagName === "h3");
+  const box = cardAround(heading, (e) => isOrganic(e) || (e !== heading && HEADINGS.related_questions!.test(textOf(e))), 12000);
+  for (const a of elementsOf(box)) {
+    if (a.tagName !== "a") continue;
+    const t = baseOf(targetOf(attr(a, "href")));
+    if (t && !isGoogleHost(hostOf(t))) out.add(t);
+  }
+  return out;
+}
+
 // ---- knowledge panel -----------------------------------------------------------------------------
 
 const KG_KNOWN = new Set(["title", "type", "kgmid", "knowledge_graph_search_link", "serpapi_knowledge_graph_search_link", "header_images", "description", "source", "website", "thumbnail", "people_also_search_for", "see_results_about", "attributes"]);
@@ -610,6 +634,13 @@ export function runAudit(opts: AuditOptions = {}): AuditReport {
           if (shown) log(`${file} top_stories #${i + 1}.${f}${returned ? "" : "✗"}`);
         });
       });
+      const refs = aiReferencesShown(page, items);
+      const returnedRefs = new Set(((out.ai_overview as { references?: Item[] } | undefined)?.references ?? []).map((r) => baseOf(targetOf(String(r.link ?? "")))));
+      for (const t of refs) {
+        const returned = returnedRefs.has(t);
+        c.add("ai_overview.references", true, returned, file);
+        log(`${file} ai_overview.references ${t.slice(0, 60)}${returned ? "" : "✗"}`);
+      }
       const blocks = webBlocksShown(page);
       for (const [name, shown] of Object.entries(blocks)) {
         const returned = BLOCK_RETURNED[name]!(out);
