@@ -30,6 +30,8 @@
  *   data-lpage tile), source (a "Wikipedia" link), website (a "Website" link, 9 languages), attributes (a kc:/ss:
  *   row reading `Label: value`), people_also_search_for (its heading, 9 languages)
  * web search: top stories items (located like organic results): source, date, thumbnail as for news below
+ * web search: related questions (each returned question's box, found by its text, ≤ 3,000 characters): snippet (a
+ *   ≥ 40-character text other than the question), link (an outside-Google anchor), displayed_link (a <cite>), date, thumbnail
  * web search: AI overview references: each distinct outside-Google link in the box around the "AI Overview" heading
  *   (as large as it gets without an organic result's heading anchor or a "People also ask" heading) is one shown
  * web search blocks (one per page each; shown → returned)
@@ -330,6 +332,34 @@ export function webBlocksShown(page: Page): Record<string, boolean> {
 
 /** A place's CID: a long decimal number (other `data-cid` values on the page are short hex or UUIDs). */
 const CID = /^\d{6,}$/;
+
+// ---- related questions -----------------------------------------------------------------------------
+
+/**
+ * What each returned question's box shows once opened (the answer is in the page, folded): found by
+ * its question text, the box is as large as it gets without another question, ≤ 3,000 characters.
+ */
+export function relatedQuestionsShown(page: Page, questions: Item[]): Array<Record<string, boolean> | undefined> {
+  const heads = questions.map((q) => elementsWithText(page, String(q.question ?? ""))[0]);
+  const headSet = new Set(heads.filter((h): h is El => !!h));
+  return heads.map((head, i) => {
+    if (!head) return undefined;
+    const box = cardAround(head, (e) => headSet.has(e) && e !== head && !contains(e, head), 3000);
+    const all = elementsOf(box);
+    const question = String(questions[i]!.question ?? "");
+    const external = all.filter((e) => {
+      const t = e.tagName === "a" ? targetOf(attr(e, "href")) : undefined;
+      return !!t && !isGoogleHost(hostOf(t));
+    });
+    return {
+      snippet: all.some((e) => !contains(e, head) && !elementsOf(e).includes(head) && textOf(e).length >= 40 && !textOf(e).includes(question)),
+      link: external.length > 0,
+      displayed_link: all.some((e) => e.tagName === "cite"),
+      date: dateShown(box, (e) => e === head || contains(head, e)).shown,
+      thumbnail: pictureIn(box),
+    };
+  });
+}
 
 // ---- AI overview ---------------------------------------------------------------------------------
 
@@ -633,6 +663,15 @@ export function runAudit(opts: AuditOptions = {}): AuditReport {
           c.add(`top_stories.${f}`, shown, returned, file);
           if (shown) log(`${file} top_stories #${i + 1}.${f}${returned ? "" : "✗"}`);
         });
+      });
+      const questions = (out.related_questions as Item[] | undefined) ?? [];
+      relatedQuestionsShown(page, questions).forEach((shown, i) => {
+        if (!shown) return;
+        for (const [f, isShown] of Object.entries(shown)) {
+          const returned = present(questions[i]![f]);
+          c.add(`related_questions.${f}`, isShown, returned, file);
+          if (isShown) log(`${file} related_questions #${i + 1}.${f}${returned ? "" : "✗"}`);
+        }
       });
       const refs = aiReferencesShown(page, items);
       const returnedRefs = new Set(((out.ai_overview as { references?: Item[] } | undefined)?.references ?? []).map((r) => baseOf(targetOf(String(r.link ?? "")))));
