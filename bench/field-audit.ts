@@ -42,14 +42,16 @@
  *   top_stories     a "Top stories" heading (7 languages)
  *   ads             an anchor to /aclk or googleadservices.com with text, outside a product grid
  *   inline_shopping a "Sponsored" / "Ads" product grid: class commercial-unit / pla-unit, or ≥ 2 aclk product tiles with prices
- *   inline_videos   a "Videos" heading (7 languages) with ≥ 1 video link (youtube, vimeo, or a duration like 3:45)
+ *   inline_videos   ≥ 2 video players (data-curl/data-surl to youtube or vimeo), or a "Videos" heading (7 languages)
+ *                   near a video link (youtube, vimeo, or a duration like 3:45)
  *   perspectives    a "Perspectives" heading
- *   local_results   any `data-cid` or `ludocid=` on the page
+ *   local_results   a CID-shaped `data-cid` (6+ digits; short hex/UUID ones are other things) or a `ludocid=` link
  * local (web pages' local packs; places: position, title left out)
  *   rating, reviews (`(1,234)`, `(1.4K)`), price (`$$`, `€10–20`), phone (8–15 digits), hours (open/closed words),
  *   address (a `·`-separated segment shaped like a street address), thumbnail (an <img> over 32 px),
  *   place_id (`data-cid` / `ludocid=` in the card), gps_coordinates (`data-lat`/`data-lng`, `@lat,lng`, `!3d…!4d…`),
- *   links.website (an anchor to a non-Google site), links.directions (an anchor to /maps/dir),
+ *   links.website (an anchor to a non-Google site), links.directions (an anchor to /maps/dir or
+ *   named "Directions", 9 languages),
  *   service_options (dine-in, takeout, delivery…), years_in_business (`10+ years in business`)
  * news (news_results; position, title, link left out)
  *   source (a favicon or a short text element other than the title, date and snippet), date (as above),
@@ -58,13 +60,17 @@
  * images (images_results; position, title, link left out)
  *   thumbnail (an <img>), source (a short text other than the title and a `W × H` size), original (an `imgurl=` link or
  *   data-ou), original_width/original_height (a `W × H` text, `w=`/`h=` on the imgres link, data-ow/data-oh),
- *   source_logo (an <img> declared 10–32 px), is_product (a price in the tile)
+ *   source_logo (an <img> declared 10–32 px), is_product (a price or stock words in the tile), in_stock (stock words:
+ *   `In stock`, `在庫あり`…)
  * shopping (shopping_results; position, title left out)
  *   price + extracted_price (a price element), old_price (two different prices, or one struck through), rating, reviews,
- *   source (a "de/from/by <merchant>" text, or a short text after the price), thumbnail (an <img>), delivery
+ *   source (a short link to the merchant: the ad redirect or an outside site, or a "de/from/by <Merchant>" text), thumbnail (an <img>), delivery
  *   (shipping/frete/entrega words), product_link + product_id (an anchor to /shopping/product/<id>),
- *   number_of_comparisons (`em 5 lojas`, `from 5 stores`), tag (`SALE`, `PROMOÇÃO`, `Price drop`)
+ *   number_of_comparisons (`em 5 lojas`, `from 5 stores`), tag (`SALE`, `PROMOÇÃO`, `Price drop`), snippet (a
+ *   60–400-character text line without links, not a `·` list), extensions (a line of ≥ 2 short `·`-separated parts)
  *
+ * Related questions, top stories and AI overview references are judged only where the page holds
+ * their text or link (a returned question whose text is not on the page is skipped, not counted).
  * Returned: the item's field is present and not empty (an object or list counts when it has content).
  * A field returned but not shown is not counted: the share is shown → returned.
  */
@@ -562,6 +568,10 @@ const IMAGE_RETURNED: Record<string, (i: Item) => boolean> = {
 
 // ---- shopping ------------------------------------------------------------------------------------------------------
 
+const SHOPPING_RETURNED: Record<string, (i: Item) => boolean> = {
+  thumbnail: (i) => present(i.thumbnail) || present(i.thumbnails),
+};
+
 function shoppingFields(card: El, item: Item, add: (f: string, shown: boolean) => void) {
   const all = elementsOf(card);
   const title = String(item.title ?? "");
@@ -711,7 +721,7 @@ export function runAudit(opts: AuditOptions = {}): AuditReport {
   const simple: Array<[AuditKind, string, string[], number, (card: El, head: El, item: Item, add: (f: string, s: boolean) => void) => void, Record<string, (i: Item) => boolean>]> = [
     ["news", "news_results", ["link"], 1500, (card, _h, item, add) => newsFields(card, item, add), NEWS_RETURNED],
     ["images", "images_results", ["link"], 600, (card, _h, item, add) => imageFields(card, item, add), IMAGE_RETURNED],
-    ["shopping", "shopping_results", ["product_link", "link", "tracking_link"], 600, (card, _h, item, add) => shoppingFields(card, item, add), {}],
+    ["shopping", "shopping_results", ["product_link", "link", "tracking_link"], 600, (card, _h, item, add) => shoppingFields(card, item, add), SHOPPING_RETURNED],
   ];
   for (const [kind, block, linkKey, maxText, fields, returnedOf] of simple) {
     if (!want.has(kind)) continue;
