@@ -599,7 +599,7 @@ function shoppingFields(card: El, item: Item, add: (f: string, shown: boolean) =
   add("product_link", product);
   add("product_id", product);
   add("number_of_comparisons", /\b(?:em|from|in|de|compare prices from)\s+\d+\+?\s+(?:lojas|stores|shops|sellers|tiendas|vendedores)\b/i.test(text));
-  const lines = all.filter((e) => e.tagName !== "a" && textOf(e).length >= 60 && textOf(e).length <= 400 && !elementsOf(e).some(isTitle) && elementsOf(e).filter((x) => x.tagName === "a").length === 0 && textOf(e).split(/\s+·\s+/).length < 3);
+  const lines = all.filter((e) => e.tagName !== "a" && !isTitle(e) && !/^h[1-6]$/.test(e.tagName) && textOf(e) !== title && textOf(e).length >= 60 && textOf(e).length <= 400 && !elementsOf(e).some(isTitle) && elementsOf(e).filter((x) => x.tagName === "a").length === 0 && textOf(e).split(/\s+·\s+/).length < 3);
   add("snippet", lines.length > 0);
   add("extensions", all.some((e) => {
     const parts = textOf(e).split(/\s+·\s+/);
