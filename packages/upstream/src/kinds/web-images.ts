@@ -99,11 +99,13 @@ const LAYOUTS: Layout[] = [
       const link = parts.first(MODERN.link) ?? all("a[href]", tile).find((a) => imageTarget(attr(a, "href")!) !== undefined);
       const texts = parts.first(MODERN.title) ? [] : pieces(tile).map((p) => p.text);
       const longest = [...texts].sort((a, b) => b.length - a.length)[0];
+      const source = parts.textOf(MODERN.source) ?? texts.find((t) => t !== longest && t.length <= 60);
       return {
         title: parts.textOf(MODERN.title) ?? (attr(img, "alt") || longest || undefined),
         link: pageLink(attr(link, "href") ?? attr(tile, "data-lpage")),
-        source: parts.textOf(MODERN.source) ?? texts.find((t) => t !== longest && t.length <= 60),
+        source,
         thumbnail: thumbnailOf(img),
+        is_product: isProduct(source),
       };
     },
   },
@@ -114,10 +116,12 @@ const LAYOUTS: Layout[] = [
     read: (tile, parts) => {
       const a = parts.first(GRID_2021.link);
       const img = parts.first(GRID_2021.image);
+      const source = parts.textOf(GRID_2021.source);
       return {
         title: attr(a, "title") || attr(img, "alt") || undefined,
         link: pageLink(attr(a, "href")),
-        source: parts.textOf(GRID_2021.source),
+        source,
+        is_product: isProduct(source),
         thumbnail: thumbnailOf(img),
         original_width: positiveInt(attr(tile, "data-ow") ?? null),
         original_height: positiveInt(attr(tile, "data-oh") ?? null),
@@ -211,7 +215,7 @@ function readLayouts(doc: Document): Fields[] {
     if (tiles.length === 0) continue;
     const parts = scansOf(tiles, TILE_PARTS.get(layout)!, (part) => page.all(part));
     let read = tiles.map((tile, i) => withImgres(tile, parts[i]!, layout.read(tile, parts[i]!)));
-    if (layout.tiles === GRID_2021.tile) read = withOriginals(read, tiles, doc);
+    if (layout.tiles === GRID_2021.tile) read = withScriptData(read, tiles, doc);
     return mergeRepeats(read);
   }
   return [];
@@ -305,12 +309,15 @@ function withImgres(tile: Element, parts: Scan, fields: Fields): Fields {
 }
 
 /**
- * The full-size URL of each 2021 grid tile, read from the page's data script, where each image is
- * `"<tile id>",["<thumbnail>",h,w],["<full-size URL>",h,w]`. One pass over the scripts' text.
+ * What the page's data script says of each 2021 grid tile, keyed by the tile's id: each image is
+ * `"<tile id>",["<thumbnail>",h,w],["<full-size URL>",h,w]`. The full-size URL is only there; the
+ * thumbnail is there too, and is the only one of the first rows' tiles, whose `img` holds a 1×1
+ * placeholder until a script sets it (string-term-images-desktop-2021-wayback: 20 tiles). One pass
+ * over the scripts' text; a tile's own fields win.
  */
-const ORIGINAL_ENTRY = /"([\w-]+)",\["https:\/\/encrypted-tbn[^"]*",\d+,\d+\]\s*,\["((?:[^"\\]|\\.)+)",\d+,\d+\]/g;
+const SCRIPT_ENTRY = /"([\w-]+)",\["(https:\/\/encrypted-tbn[^"]*)",\d+,\d+\]\s*,\["((?:[^"\\]|\\.)+)",(\d+),(\d+)\]/g;
 
-function withOriginals(items: Fields[], tiles: readonly Element[], doc: AnyNode): Fields[] {
+function withScriptData(items: Fields[], tiles: readonly Element[], doc: AnyNode): Fields[] {
   const ids = new Map<string, number>();
   tiles.forEach((tile, i) => {
     const id = attr(tile, "data-id") ?? attr(tile, "data-tbnid");
@@ -320,26 +327,45 @@ function withOriginals(items: Fields[], tiles: readonly Element[], doc: AnyNode)
   for (const script of all("script", doc)) {
     const code = textContent(script);
     if (!code.includes("encrypted-tbn")) continue;
-    for (const m of code.matchAll(ORIGINAL_ENTRY)) {
+    for (const m of code.matchAll(SCRIPT_ENTRY)) {
       const i = ids.get(m[1]!);
-      if (i === undefined || items[i]!.original) continue;
-      let url: string | undefined;
-      try {
-        url = JSON.parse(`"${m[2]}"`) as string;
-      } catch {
-        continue;
-      }
-      const original = httpUrl(url);
-      if (original) items[i] = { ...items[i]!, original };
+      if (i === undefined) continue;
+      const item = items[i]!;
+      items[i] = compact({
+        ...item,
+        thumbnail: item.thumbnail ?? httpUrl(jsonString(m[2]!)),
+        original: item.original ?? httpUrl(jsonString(m[3]!)),
+        original_height: item.original_height ?? positiveInt(m[4]!),
+        original_width: item.original_width ?? positiveInt(m[5]!),
+      });
     }
   }
   return items;
+}
+
+/** A JSON string literal's content (`\u003d` and the like decoded); undefined when it is not one. */
+function jsonString(literal: string): string | undefined {
+  try {
+    return JSON.parse(`"${literal}"`) as string;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The nearest element around `el` carrying `name` (a tile's size sits on the tile, above its links). */
 function closestWith(el: Element, name: string): Element | undefined {
   for (let node = el.parent; node && isTag(node); node = node.parent) if (node.attribs[name] !== undefined) return node;
   return undefined;
+}
+
+/**
+ * Whether a tile shows a product: its site line then adds the product's availability after a
+ * middle dot (`aliexpress.com · In stock`, `www.amazon.co.jp · 在庫あり`, `キャラパブ · 在庫なし`),
+ * a mark only product listings carry (2021 and 2025 grids). The grids that can show it say false
+ * for the tiles that do not; a tile without a site line says nothing.
+ */
+function isProduct(source: string | undefined): boolean | undefined {
+  return source === undefined ? undefined : source.split(/\s+·\s+/).filter(Boolean).length > 1;
 }
 
 /** Light layouts link an image twice (picture, then caption): one item per image, the caption kept. */
