@@ -510,7 +510,7 @@ function readCard(found: Card, position: number, withPrice: boolean, data: PageD
   if (extras[0]) place.description = extras[0].text;
   const options = extras.map((l) => serviceOptions(l.text)).find((o) => o !== undefined);
   if (options) place.service_options = options;
-  const thumbnail = cardImage(card, data.images);
+  const thumbnail = cardImage(card.all(CARD_IMAGE), data.images) ?? ("details" in found ? cardImage(photosBeside(found.root), data.images) : undefined);
   if (thumbnail) place.thumbnail = thumbnail;
   const gps = cardPin(found.root) ?? (place.place_id ? data.coordinates().get(place.place_id) : undefined);
   if (gps) place.gps_coordinates = gps;
@@ -594,8 +594,8 @@ function serviceOptions(line: string): Record<string, boolean> | undefined {
 }
 
 /** The card's photo: its image's source, or the source the page's script gives that image. */
-function cardImage(card: Scan, images: () => Map<string, string>): string | undefined {
-  for (const img of card.all(CARD_IMAGE)) {
+function cardImage(imgs: readonly Element[], images: () => Map<string, string>): string | undefined {
+  for (const img of imgs) {
     const src = attr(img, "src") ?? attr(img, "data-src");
     if (src && !isPlaceholderImage(src)) return src.startsWith("data:") || /^https?:/.test(src) ? src : undefined;
     const id = attr(img, "id");
@@ -603,6 +603,24 @@ function cardImage(card: Scan, images: () => Map<string, string>): string | unde
     if (scripted) return scripted;
   }
   return undefined;
+}
+
+/** How far above a card's link its photos may be (mobile 2023: a photo carousel beside the link). */
+const PHOTOS_CLIMB = 3;
+
+/**
+ * Pictures beside a card that holds none: mobile 2023 cards (web-mobile/coffee-mobile-2023) are a
+ * link around the lines, with the place's photo carousel beside it. The pictures of the largest
+ * block around the card (a few levels up) that holds no other card's lines.
+ */
+function photosBeside(root: Element): Element[] {
+  let block: Element | undefined;
+  let level = 0;
+  for (const a of ancestors(root)) {
+    if (++level > PHOTOS_CLIMB || all(CARD.details, a).length > 1) break;
+    block = a;
+  }
+  return block ? all(CARD_IMAGE, block) : [];
 }
 
 function isHours(line: string): boolean {
