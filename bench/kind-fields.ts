@@ -13,7 +13,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { FIXTURES_DIR, fixturesAvailable } from "../packages/upstream/test/fixtures-dir.js";
-import { all, ancestors, attr, parseHtml, pageSource, text, type AnyNode, type Element } from "../packages/upstream/src/html/index.js";
+import { all, ancestors, attr, parseHtml, pageSource, text, type AnyNode, type Document, type Element } from "../packages/upstream/src/html/index.js";
 import { targetUrl, unwrapWayback } from "../packages/upstream/src/values.js";
 import { parseImages } from "../packages/upstream/src/kinds/web-images.js";
 import { parseNews } from "../packages/upstream/src/kinds/web-news.js";
@@ -31,8 +31,10 @@ interface KindBench {
   kind: string;
   /** Pages of the kind, relative to the fixtures folder. */
   pages: () => string[];
-  detect: (html: string) => Shown[];
-  parse: (html: string) => Item[];
+  /** Whether a page may hold the kind's cards at all (a cheap look at its text, to skip parsing the rest). */
+  holds?: (html: string) => boolean;
+  detect: (html: string, doc: Document) => Shown[];
+  parse: (html: string, doc: Document) => Item[];
   key: (item: Item) => string | undefined;
   /** Whether an item carries the field (default: present). */
   has?: (item: Item, field: string) => boolean;
@@ -118,8 +120,7 @@ const ABSOLUTE_DATE = /\d{4}/;
 
 // ---- images -------------------------------------------------------------------------------------
 
-function detectImages(html: string): Shown[] {
-  const doc = parseHtml(html);
+function detectImages(html: string, doc: Document): Shown[] {
   const scripted = scriptedIds(html);
   // Tiles: elements naming their page (`data-lpage`), sized elements (`data-ow`), else table cells holding a picture and a link.
   // A grid's later rows wait in `<template>`s (their content is the template's one child).
@@ -155,8 +156,7 @@ function detectImages(html: string): Shown[] {
 
 // ---- news ---------------------------------------------------------------------------------------
 
-function detectNews(html: string): Shown[] {
-  const doc = parseHtml(html);
+function detectNews(html: string, doc: Document): Shown[] {
   const scripted = scriptedIds(html);
   const articleLinks = all("a[href]", doc).filter((a) => external(attr(a, "href")) && text(a).length >= 20);
   const linkOf = (a: Element) => norm(external(attr(a, "href")));
@@ -187,8 +187,7 @@ function detectNews(html: string): Shown[] {
 
 // ---- shopping -----------------------------------------------------------------------------------
 
-function detectShopping(html: string): Shown[] {
-  const doc = parseHtml(html);
+function detectShopping(html: string, doc: Document): Shown[] {
   const scripted = scriptedIds(html);
   const headings = all('h3, h4, [role="heading"]', doc).filter((h) => text(h).length >= 10);
   const out: Shown[] = [];
@@ -230,8 +229,7 @@ function dataShowsPosition(source: string, id: string): boolean {
   return false;
 }
 
-function detectLocal(html: string): Shown[] {
-  const doc = parseHtml(html);
+function detectLocal(html: string, doc: Document): Shown[] {
   if (!extractLocalPack(doc)) return [];
   const scripted = scriptedIds(html);
   const source = pageSource(doc) ?? html;
@@ -282,8 +280,9 @@ export const KINDS: KindBench[] = [
   {
     kind: "local",
     pages: () => filesIn("web", "web-mobile", "web-nojs"),
+    holds: (html) => /data-cid=|data-rc_ludocids=|ludocid=/.test(html),
     detect: detectLocal,
-    parse: (html) => extractLocalPack(parseHtml(html))?.places ?? [],
+    parse: (_, doc) => extractLocalPack(doc)?.places ?? [],
     key: (i) => i.place_id as string | undefined,
   },
 ];
@@ -301,10 +300,12 @@ export function measure(kinds = KINDS): FieldFigure[] {
   for (const k of kinds) {
     for (const page of k.pages()) {
       const html = readFileSync(join(FIXTURES_DIR, page), "utf8");
-      const shown = k.detect(html);
+      if (k.holds && !k.holds(html)) continue;
+      const doc = parseHtml(html);
+      const shown = k.detect(html, doc);
       if (shown.length === 0) continue;
       const items = new Map<string, Item>();
-      for (const item of k.parse(html)) {
+      for (const item of k.parse(html, doc)) {
         const key = k.key(item);
         if (key && !items.has(key)) items.set(key, item);
       }
