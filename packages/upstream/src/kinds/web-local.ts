@@ -204,7 +204,8 @@ type GpsCoordinates = NonNullable<LocalPackPlace["gps_coordinates"]>;
 
 /**
  * Where the page's map data puts each place, by its CID, in the three forms captured (the data sits
- * in script strings escaped once to three times, so quotes and `=` are unescaped first):
+ * in script strings escaped once to three times, so quotes and `=` are unescaped first, in a window
+ * around each match: unescaping a whole page costs more than the rest of the parse):
  *
  * - 2021–2024 desktop packs: the place's entry lists its results link, then its latitude and
  *   longitude (`"/search?q=…&ludocid=<cid>&…",40.01522,-105.26261`; web/abortion-near-me-desktop-2023);
@@ -217,28 +218,50 @@ type GpsCoordinates = NonNullable<LocalPackPlace["gps_coordinates"]>;
  * `0.0, 0.0` (2019 entries of places without a pin) is no position.
  */
 const COORDINATES = {
-  link: /ludocid=(\d+)[^"\s]{0,800}?",(-?\d{1,3}\.\d+),(-?\d{1,3}\.\d+)[,\]]/g,
-  named: /ludocid=(\d+)[^"]{0,800}?"\s*\]\s*\]\s*,\s*\["latitude",(?:null,){4}\[(?:null,){3}(-?\d{1,3}(?:\.\d+)?)\]\s*\]\s*,\s*\["longitude",(?:null,){4}\[(?:null,){3}(-?\d{1,3}(?:\.\d+)?)\]/g,
-  e7: /\[\["\d+","(\d+)"\],"\/g\/[^"]*",null,\[(-?\d{1,10}),(-?\d{1,11})\]\]/g,
+  /** Where an entry of the first two forms starts, and how far it may run. */
+  results: "ludocid",
+  window: 3000,
+  link: /ludocid=(\d+)[^"\s]{0,800}?",(-?\d{1,3}\.\d+),(-?\d{1,3}\.\d+)[,\]]/y,
+  named: /ludocid=(\d+)[^"]{0,800}?"\s*\]\s*\]\s*,\s*\["latitude",(?:null,){4}\[(?:null,){3}(-?\d{1,3}(?:\.\d+)?)\]\s*\]\s*,\s*\["longitude",(?:null,){4}\[(?:null,){3}(-?\d{1,3}(?:\.\d+)?)\]/y,
+  /** A map pin's position (never escaped: digits only), then its keys in the text before it. */
+  pin: /,null,\[(\d{1,10}),(\d{1,11})\]\]/g,
+  pinKeys: /\[\["\d+","(\d+)"\],"\/g\/[^"]*",null,\[$/,
+  lookBack: 400,
 } as const;
+
+/** Script-string escapes of quotes, `=`, `&` and newlines, undone (however deep the nesting). */
+const unescaped = (s: string) => s.replace(/\\+(?:x22|u0022|")/g, '"').replace(/\\+u003d/g, "=").replace(/\\+u0026/g, "&").replace(/\\+n/g, "\n");
 
 function placeCoordinates(doc: Document): Map<string, GpsCoordinates> {
   const found = new Map<string, GpsCoordinates>();
   const scripts = pageScripts(doc);
   if (scripts.length === 0) return found;
   const source = pageSource(doc) ?? scripts.map((s) => text(s)).join("\n");
-  if (!source.includes("ludocid") && !source.includes("/g/")) return found;
-  const flat = source.replace(/\\+(?:x22|u0022|")/g, '"').replace(/\\+u003d/g, "=").replace(/\\+u0026/g, "&").replace(/\\+n/g, "\n");
   const add = (cid: string, latitude: number, longitude: number) => {
     if (found.has(cid) || (latitude === 0 && longitude === 0)) return;
     if (Math.abs(latitude) <= 90 && Math.abs(longitude) <= 180) found.set(cid, { latitude, longitude });
   };
-  for (const pattern of [COORDINATES.link, COORDINATES.named]) {
-    for (const m of flat.matchAll(pattern)) add(m[1]!, Number(m[2]), Number(m[3]));
+  const { results, window } = COORDINATES;
+  for (let at = source.indexOf(results); at >= 0; at = source.indexOf(results, at + results.length)) {
+    const entry = unescaped(source.slice(at, at + window));
+    for (const pattern of [COORDINATES.link, COORDINATES.named]) {
+      pattern.lastIndex = 0;
+      const m = pattern.exec(entry);
+      if (m) add(m[1]!, Number(m[2]), Number(m[3]));
+    }
   }
-  const e7 = (raw: string) => ((n) => (n >= 2 ** 31 ? n - 2 ** 32 : n) / 1e7)(Number(raw));
-  for (const m of flat.matchAll(COORDINATES.e7)) add(m[1]!, e7(m[2]!), e7(m[3]!));
+  for (const m of source.matchAll(COORDINATES.pin)) {
+    const end = m.index! + ",null,[".length;
+    const key = unescaped(source.slice(Math.max(0, end - COORDINATES.lookBack), end)).match(COORDINATES.pinKeys);
+    if (key) add(key[1]!, degreesE7(m[1]!), degreesE7(m[2]!));
+  }
   return found;
+}
+
+/** Degrees × 10⁷ written as an unsigned 32-bit number → degrees. */
+function degreesE7(raw: string): number {
+  const n = Number(raw);
+  return (n >= 2 ** 31 ? n - 2 ** 32 : n) / 1e7;
 }
 
 /** `data-lat`/`data-lng` on the card itself or an element in it (a map pin drawn inside the card). */
