@@ -115,12 +115,17 @@ export function unwrapWayback(href: string | undefined): string | undefined {
   return inner.replace(/^(https?:)\/(?!\/)/i, "$1//");
 }
 
-const SCRIPTED_IMAGE = /var s='(data:image\/[^']+)';\s*var ii=\[([^\]]*)\]/g;
+const SCRIPTED_IMAGE = /var s='((?:data:image\/|https:\/\/)[^']+)';\s*var ii=\[([^\]]*)\]/g;
+/** `google.ldi={"dimg_21":"https://encrypted-tbn0.gstatic.com/images?q\u003dtbn:…",…}` (`google.pim` for place photos): a JSON object of id → URL. */
+const LAZY_IMAGES = /google\.(?:ldi|pim)=(\{[^{}]*\})/g;
 
 /**
  * Images a raw results page fills in by script: the `<img id="dimg_3">` it serves holds a 1×1
- * placeholder, and an inline script sets the real data URI later (`var s='data:…';var ii=['dimg_3'];
- * _setImagesSrc(ii,s)`). Reads every such script once: image id → data URI.
+ * placeholder, and an inline script sets the real data URI or URL later (`var s='data:…';var ii=['dimg_3'];
+ * _setImagesSrc(ii,s)`), or, for images below the first screen, the URL it loads them from
+ * (`google.ldi={"dimg_21":"https://…"}`, `google.pim` for a local pack's photos; 2019–2023 pages:
+ * news/win10-iso-news-2019-wayback, web/coffee-desktop-2023). Reads
+ * every such script once: image id → data URI or URL (a data URI wins for an id given both).
  */
 export function scriptedImageSources(doc: Document): Map<string, string> {
   const sources = new Map<string, string>();
@@ -134,6 +139,17 @@ export function scriptedImageSources(doc: Document): Map<string, string> {
     for (const m of code.matchAll(SCRIPTED_IMAGE)) {
       const uri = m[1]!.replace(/\\x([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
       for (const id of m[2]!.matchAll(/'([^']+)'/g)) sources.set(id[1]!, uri);
+    }
+    for (const m of code.matchAll(LAZY_IMAGES)) {
+      let urls: unknown;
+      try {
+        urls = JSON.parse(m[1]!);
+      } catch {
+        continue;
+      }
+      for (const [id, url] of Object.entries(urls as Record<string, unknown>)) {
+        if (typeof url === "string" && /^https:\/\//.test(url) && !sources.has(id)) sources.set(id, url);
+      }
     }
   }
   return sources;

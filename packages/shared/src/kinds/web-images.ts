@@ -12,6 +12,10 @@ export const imageResultSchema = z.object({
   original_width: z.int().optional(),
   original_height: z.int().optional(),
   thumbnail: z.string().optional(),
+  is_product: z
+    .boolean()
+    .optional()
+    .meta({ description: "Whether the tile shows a product listing (its site line adds the product's availability, `· In stock`); absent where the layout cannot show it" }),
 });
 export type ImageResult = z.infer<typeof imageResultSchema>;
 

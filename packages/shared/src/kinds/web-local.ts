@@ -23,6 +23,10 @@ export const localPlaceSchema = z.object({
     .optional()
     .meta({ description: "Service options the card lists (`dine_in`, `takeout`, `delivery`…): true when offered, false when the card says no" }),
   thumbnail: z.string().optional().meta({ description: "The card's photo (a URL or a data URI), where the page carries it" }),
+  gps_coordinates: z
+    .object({ latitude: z.number(), longitude: z.number() })
+    .optional()
+    .meta({ description: "Where the page's map puts the place (its map data keyed by the card's place id, or a pin on the card), in degrees" }),
   website: z.string().optional(),
 });
 export type LocalPlace = z.infer<typeof localPlaceSchema>;

@@ -10,7 +10,7 @@ export const newsItemSchema = z.object({
   source: z.string(),
   date: z.string().meta({ description: "Relative age text" }),
   snippet: z.string().nullable(),
-  thumbnail: z.string().optional().meta({ description: "Inline image data URI, may be shortened" }),
+  thumbnail: z.string().optional().meta({ description: "The article's picture: an inline image data URI (may be shortened), or the URL the page loads it from (light pages, and pictures a script loads below the first screen)" }),
   favicon: z.string().optional().meta({ description: "The publisher's icon the card shows (a data URI or URL)" }),
   iso_date: z.string().optional().meta({ description: "The date as ISO 8601, where the card shows an absolute date" }),
 });

@@ -19,7 +19,7 @@ export const shoppingResultSchema = z.object({
   reviews: z.int().optional(),
   delivery: z.string().optional(),
   extensions: z.array(z.string()).optional(),
-  thumbnail: z.string().optional(),
+  thumbnail: z.string().optional().meta({ description: "The product's picture: a URL, or the data URI the page inlines or its script sets" }),
   /** Description text some layouts show under the product. */
   snippet: z.string().optional(),
   /** Stores the product is compared across, as shown (`"25+"`), and the link to that comparison. */

@@ -99,11 +99,13 @@ const LAYOUTS: Layout[] = [
       const link = parts.first(MODERN.link) ?? all("a[href]", tile).find((a) => imageTarget(attr(a, "href")!) !== undefined);
       const texts = parts.first(MODERN.title) ? [] : pieces(tile).map((p) => p.text);
       const longest = [...texts].sort((a, b) => b.length - a.length)[0];
+      const source = parts.textOf(MODERN.source) ?? texts.find((t) => t !== longest && t.length <= 60);
       return {
         title: parts.textOf(MODERN.title) ?? (attr(img, "alt") || longest || undefined),
         link: pageLink(attr(link, "href") ?? attr(tile, "data-lpage")),
-        source: parts.textOf(MODERN.source) ?? texts.find((t) => t !== longest && t.length <= 60),
+        source,
         thumbnail: thumbnailOf(img),
+        is_product: isProduct(source),
       };
     },
   },
@@ -114,10 +116,12 @@ const LAYOUTS: Layout[] = [
     read: (tile, parts) => {
       const a = parts.first(GRID_2021.link);
       const img = parts.first(GRID_2021.image);
+      const source = parts.textOf(GRID_2021.source);
       return {
         title: attr(a, "title") || attr(img, "alt") || undefined,
         link: pageLink(attr(a, "href")),
-        source: parts.textOf(GRID_2021.source),
+        source,
+        is_product: isProduct(source),
         thumbnail: thumbnailOf(img),
         original_width: positiveInt(attr(tile, "data-ow") ?? null),
         original_height: positiveInt(attr(tile, "data-oh") ?? null),
@@ -193,10 +197,11 @@ const PAGE_PARTS = [...new Set(LAYOUTS.flatMap((l) => [l.tiles, ...TILE_PARTS.ge
 
 export function parseImages(html: string): ImagesBlocks {
   const doc = parseHtml(html);
-  const known = readLayouts(doc);
+  const entries = scriptEntries(doc);
+  const known = readLayouts(doc, entries);
   // The layouts above are known by class names; tiles found by their shape (a picture linking the
   // page it is on) stand in when a redesign renamed them.
-  const shaped = known.length >= SHAPED_ENOUGH ? [] : readShapes(doc);
+  const shaped = known.length >= SHAPED_ENOUGH ? [] : readShapes(doc, entries);
   const items = shaped.length > known.length ? shaped : known;
   return { images_results: items.map((fields, i) => ({ position: i + 1, ...compact(fields) })) };
 }
@@ -204,14 +209,14 @@ export function parseImages(html: string): ImagesBlocks {
 /** A page whose known layout gave this many tiles needs no second reading. */
 const SHAPED_ENOUGH = 100;
 
-function readLayouts(doc: Document): Fields[] {
+function readLayouts(doc: Document, entries: ScriptEntries): Fields[] {
   const page = withDeferred(scan(doc, [...PAGE_PARTS, DEFERRED]));
   for (const layout of LAYOUTS) {
     const tiles = page.all(layout.tiles);
     if (tiles.length === 0) continue;
     const parts = scansOf(tiles, TILE_PARTS.get(layout)!, (part) => page.all(part));
     let read = tiles.map((tile, i) => withImgres(tile, parts[i]!, layout.read(tile, parts[i]!)));
-    if (layout.tiles === GRID_2021.tile) read = withOriginals(read, tiles, doc);
+    if (layout.tiles === GRID_2021.tile) read = read.map((fields, i) => withScriptData(fields, tileId(tiles[i]!), entries));
     return mergeRepeats(read);
   }
   return [];
@@ -231,20 +236,20 @@ const imageTarget = (href: string) => {
  * text, else the picture's `alt`; the source the card's short text (the site's name); the size from
  * `/imgres?` or the card's `data-ow`/`data-oh`.
  */
-function readShapes(doc: Document): Fields[] {
+function readShapes(doc: Document, entries: ScriptEntries): Fields[] {
   // The deferred rows (templates at the end of the page) follow the region's own: parse5 keeps a
   // template's content as a fragment, the template's one child, read like an element.
   const deferred = all(DEFERRED, doc).map((t) => t.children[0] as Element | undefined).filter((c): c is Element => c !== undefined);
   for (const selector of REGION) {
     const region = first(selector, doc);
-    const own = region ? tilesIn(region) : [];
-    if (own.length) return mergeRepeats([...own, ...deferred.flatMap(tilesIn)]);
+    const own = region ? tilesIn(region, entries) : [];
+    if (own.length) return mergeRepeats([...own, ...deferred.flatMap((d) => tilesIn(d, entries))]);
   }
   return [];
 }
 
 /** The tiles of one part of the page: one per picture linking a page (two pictures of one page are two images). */
-function tilesIn(root: Element): Fields[] {
+function tilesIn(root: Element, entries: ScriptEntries): Fields[] {
   const pictureLinks = all("a[href]", root).filter((a) => imageTarget(attr(a, "href")!) !== undefined && first("img", a) !== null);
   // The 2020–2022 grid links the page from the caption only (its picture's link is scripted).
   const captionLinks = resultCards(root, { target: imageTarget, headless: true }).map((c) => c.anchor);
@@ -269,7 +274,8 @@ function tilesIn(root: Element): Fields[] {
       original_height: positiveInt(attr(sized, "data-oh") ?? null),
     };
     const res = parseImgres(attr(all('a[href*="/imgres?"]', tile)[0] ?? anchor, "href"));
-    items.push(res ? { ...res, ...compact(fields) } : fields);
+    const id = tileId(tile) ?? attr(all("[data-id]", tile)[0], "data-id");
+    items.push(withScriptData(res ? { ...res, ...compact(fields) } : fields, id, entries));
   });
   return items;
 }
@@ -305,41 +311,77 @@ function withImgres(tile: Element, parts: Scan, fields: Fields): Fields {
 }
 
 /**
- * The full-size URL of each 2021 grid tile, read from the page's data script, where each image is
- * `"<tile id>",["<thumbnail>",h,w],["<full-size URL>",h,w]`. One pass over the scripts' text.
+ * What the page's data script says of each 2021 grid tile, keyed by the tile's id: each image is
+ * `"<tile id>",["<thumbnail>",h,w],["<full-size URL>",h,w]`. The full-size URL is only there; the
+ * thumbnail is there too, and is the only one of the first rows' tiles, whose `img` holds a 1×1
+ * placeholder until a script sets it (string-term-images-desktop-2021-wayback: 20 tiles). One pass
+ * over the scripts' text; a tile's own fields win.
  */
-const ORIGINAL_ENTRY = /"([\w-]+)",\["https:\/\/encrypted-tbn[^"]*",\d+,\d+\]\s*,\["((?:[^"\\]|\\.)+)",\d+,\d+\]/g;
+const SCRIPT_ENTRY = /"([\w-]+)",\["(https:\/\/encrypted-tbn[^"]*)",\d+,\d+\]\s*,\["((?:[^"\\]|\\.)+)",(\d+),(\d+)\]/g;
 
-function withOriginals(items: Fields[], tiles: readonly Element[], doc: AnyNode): Fields[] {
-  const ids = new Map<string, number>();
-  tiles.forEach((tile, i) => {
-    const id = attr(tile, "data-id") ?? attr(tile, "data-tbnid");
-    if (id) ids.set(id, i);
-  });
-  if (ids.size === 0 || items.length !== tiles.length) return items;
-  for (const script of all("script", doc)) {
-    const code = textContent(script);
-    if (!code.includes("encrypted-tbn")) continue;
-    for (const m of code.matchAll(ORIGINAL_ENTRY)) {
-      const i = ids.get(m[1]!);
-      if (i === undefined || items[i]!.original) continue;
-      let url: string | undefined;
-      try {
-        url = JSON.parse(`"${m[2]}"`) as string;
-      } catch {
-        continue;
+/** Each tile id's fields in the page's data script, read once and only when a tile asks. */
+type ScriptEntries = () => Map<string, Fields>;
+
+function scriptEntries(doc: AnyNode): ScriptEntries {
+  let entries: Map<string, Fields> | undefined;
+  return () => {
+    if (entries) return entries;
+    entries = new Map();
+    for (const script of all("script", doc)) {
+      const code = textContent(script);
+      if (!code.includes("encrypted-tbn")) continue;
+      for (const m of code.matchAll(SCRIPT_ENTRY)) {
+        if (entries.has(m[1]!)) continue;
+        entries.set(
+          m[1]!,
+          compact({
+            thumbnail: httpUrl(jsonString(m[2]!)),
+            original: httpUrl(jsonString(m[3]!)),
+            original_height: positiveInt(m[4]!),
+            original_width: positiveInt(m[5]!),
+          }),
+        );
       }
-      const original = httpUrl(url);
-      if (original) items[i] = { ...items[i]!, original };
     }
+    return entries;
+  };
+}
+
+/** A tile's id (`data-id`, `data-tbnid`), on the tile or the nearest element around it. */
+function tileId(tile: Element): string | undefined {
+  const named = tile.attribs["data-id"] !== undefined ? tile : closestWith(tile, "data-id");
+  return attr(named, "data-id") ?? attr(tile, "data-tbnid");
+}
+
+/** The tile's fields, its gaps filled from its entry in the data script. */
+function withScriptData(fields: Fields, id: string | undefined, entries: ScriptEntries): Fields {
+  const entry = id ? entries().get(id) : undefined;
+  return entry ? { ...entry, ...compact(fields) } : fields;
+}
+
+/** A JSON string literal's content (`\u003d` and the like decoded); undefined when it is not one. */
+function jsonString(literal: string): string | undefined {
+  try {
+    return JSON.parse(`"${literal}"`) as string;
+  } catch {
+    return undefined;
   }
-  return items;
 }
 
 /** The nearest element around `el` carrying `name` (a tile's size sits on the tile, above its links). */
 function closestWith(el: Element, name: string): Element | undefined {
   for (let node = el.parent; node && isTag(node); node = node.parent) if (node.attribs[name] !== undefined) return node;
   return undefined;
+}
+
+/**
+ * Whether a tile shows a product: its site line then adds the product's availability after a
+ * middle dot (`aliexpress.com · In stock`, `www.amazon.co.jp · 在庫あり`, `キャラパブ · 在庫なし`),
+ * a mark only product listings carry (2021 and 2025 grids). The grids that can show it say false
+ * for the tiles that do not; a tile without a site line says nothing.
+ */
+function isProduct(source: string | undefined): boolean | undefined {
+  return source === undefined ? undefined : source.split(/\s+·\s+/).filter(Boolean).length > 1;
 }
 
 /** Light layouts link an image twice (picture, then caption): one item per image, the caption kept. */

@@ -35,6 +35,8 @@ import {
   hasClass,
   landmarkIndex,
   matches,
+  pageScripts,
+  pageSource,
   parseHtml,
   scan,
   text,
@@ -171,7 +173,7 @@ export function extractLocalPack(doc: Document): { places: LocalPackPlace[]; mor
   let more = MORE.href;
   if (cards.length === 0) [cards, more] = [hotelCards(doc), HOTEL_CARD.more];
   if (cards.length === 0) return undefined;
-  const places = readPlaces(cards, true, imageSources(doc)).places;
+  const places = readPlaces(cards, true, pageData(doc)).places;
   if (places.length === 0) return undefined;
   const link = moreLink(cards[cards.length - 1]!.root, more);
   return link ? { places, more_locations_link: link } : { places };
@@ -180,15 +182,90 @@ export function extractLocalPack(doc: Document): { places: LocalPackPlace[]; mor
 /** The local results page (`tbm=lcl`): every business card in the document. */
 export function parseLocal(html: string): LocalBlocks {
   const doc = parseHtml(html);
-  const { places, ads } = readPlaces(findCards(doc), false, imageSources(doc));
+  const { places, ads } = readPlaces(findCards(doc), false, pageData(doc));
   return ads.length ? { local_results: places, local_ads: ads } : { local_results: places };
 }
 
-/** Image ids of the page → their scripted sources, read once and only when a card's photo needs it. */
-function imageSources(doc: Document): () => Map<string, string> {
-  let sources: Map<string, string> | undefined;
-  return () => (sources ??= scriptedImageSources(doc));
+/** What the page's scripts say of its cards, each read once and only when a card needs it. */
+interface PageData {
+  /** Image ids → their scripted sources. */
+  images: () => Map<string, string>;
+  /** Place ids (CIDs) → where the map puts them. */
+  coordinates: () => Map<string, GpsCoordinates>;
 }
+
+function pageData(doc: Document): PageData {
+  let sources: Map<string, string> | undefined;
+  let coordinates: Map<string, GpsCoordinates> | undefined;
+  return { images: () => (sources ??= scriptedImageSources(doc)), coordinates: () => (coordinates ??= placeCoordinates(doc)) };
+}
+
+type GpsCoordinates = NonNullable<LocalPackPlace["gps_coordinates"]>;
+
+/**
+ * Where the page's map data puts each place, by its CID, in the three forms captured (the data sits
+ * in script strings escaped once to three times, so quotes and `=` are unescaped first, in a window
+ * around each match: unescaping a whole page costs more than the rest of the parse):
+ *
+ * - 2021–2024 desktop packs: the place's entry lists its results link, then its latitude and
+ *   longitude (`"/search?q=…&ludocid=<cid>&…",40.01522,-105.26261`; web/abortion-near-me-desktop-2023);
+ * - 2019 desktop packs: named fields after the results link (`["result_url",…"…ludocid=<cid>…"]],
+ *   ["latitude",…[null,null,null,46.96]],["longitude",…]`; web/kaffeemaschine-kaufen-desktop-de-2019);
+ * - 2023–2024 map pins: the feature id's halves as decimals, then degrees × 10⁷ as unsigned 32-bit
+ *   numbers (`[["<fid>","<cid>"],"/g/…",null,[327899387,3326735960]]` is 32.79°, -96.82°;
+ *   web/movement-desktop-2024).
+ *
+ * `0.0, 0.0` (2019 entries of places without a pin) is no position.
+ */
+const COORDINATES = {
+  /** Where an entry of the first two forms starts, and how far it may run. */
+  results: "ludocid",
+  window: 3000,
+  link: /ludocid=(\d+)[^"\s]{0,800}?",(-?\d{1,3}\.\d+),(-?\d{1,3}\.\d+)[,\]]/y,
+  named: /ludocid=(\d+)[^"]{0,800}?"\s*\]\s*\]\s*,\s*\["latitude",(?:null,){4}\[(?:null,){3}(-?\d{1,3}(?:\.\d+)?)\]\s*\]\s*,\s*\["longitude",(?:null,){4}\[(?:null,){3}(-?\d{1,3}(?:\.\d+)?)\]/y,
+  /** A map pin's position (never escaped: digits only), then its keys in the text before it. */
+  pin: /,null,\[(\d{1,10}),(\d{1,11})\]\]/g,
+  pinKeys: /\[\["\d+","(\d+)"\],"\/g\/[^"]*",null,\[$/,
+  lookBack: 400,
+} as const;
+
+/** Script-string escapes of quotes, `=`, `&` and newlines, undone (however deep the nesting). */
+const unescaped = (s: string) => s.replace(/\\+(?:x22|u0022|")/g, '"').replace(/\\+u003d/g, "=").replace(/\\+u0026/g, "&").replace(/\\+n/g, "\n");
+
+function placeCoordinates(doc: Document): Map<string, GpsCoordinates> {
+  const found = new Map<string, GpsCoordinates>();
+  const scripts = pageScripts(doc);
+  if (scripts.length === 0) return found;
+  const source = pageSource(doc) ?? scripts.map((s) => text(s)).join("\n");
+  const add = (cid: string, latitude: number, longitude: number) => {
+    if (found.has(cid) || (latitude === 0 && longitude === 0)) return;
+    if (Math.abs(latitude) <= 90 && Math.abs(longitude) <= 180) found.set(cid, { latitude, longitude });
+  };
+  const { results, window } = COORDINATES;
+  for (let at = source.indexOf(results); at >= 0; at = source.indexOf(results, at + results.length)) {
+    const entry = unescaped(source.slice(at, at + window));
+    for (const pattern of [COORDINATES.link, COORDINATES.named]) {
+      pattern.lastIndex = 0;
+      const m = pattern.exec(entry);
+      if (m) add(m[1]!, Number(m[2]), Number(m[3]));
+    }
+  }
+  for (const m of source.matchAll(COORDINATES.pin)) {
+    const end = m.index! + ",null,[".length;
+    const key = unescaped(source.slice(Math.max(0, end - COORDINATES.lookBack), end)).match(COORDINATES.pinKeys);
+    if (key) add(key[1]!, degreesE7(m[1]!), degreesE7(m[2]!));
+  }
+  return found;
+}
+
+/** Degrees × 10⁷ written as an unsigned 32-bit number → degrees. */
+function degreesE7(raw: string): number {
+  const n = Number(raw);
+  return (n >= 2 ** 31 ? n - 2 ** 32 : n) / 1e7;
+}
+
+/** `data-lat`/`data-lng` on the card itself or an element in it (a map pin drawn inside the card). */
+const CARD_PIN = "[data-lat][data-lng]";
 
 /** A card: where it is, and its name and lines once found (details cards are read from `details`). */
 type Card = { root: Element; details: Element; untitled?: boolean } | { root: Element; title: string; lines: Line[]; hotel: boolean };
@@ -378,12 +455,12 @@ type LocalAd = NonNullable<LocalBlocks["local_ads"]>[number];
  * The places of the cards, and apart from them the sponsored cards (`local_ads`), which are never
  * counted as places; `withPrice`: a web results page's pack, which keeps the price a card shows.
  */
-function readPlaces(cards: Card[], withPrice: boolean, images: () => Map<string, string>): { places: LocalPackPlace[]; ads: LocalAd[] } {
+function readPlaces(cards: Card[], withPrice: boolean, data: PageData): { places: LocalPackPlace[]; ads: LocalAd[] } {
   const places: LocalPackPlace[] = [];
   const ads: LocalAd[] = [];
   for (const card of cards) {
     const sponsored = isSponsored(card.root);
-    const place = readCard(card, (sponsored ? ads : places).length + 1, withPrice, images);
+    const place = readCard(card, (sponsored ? ads : places).length + 1, withPrice, data);
     if (!place) continue;
     if (sponsored) {
       const { position, ...ad } = place;
@@ -418,7 +495,7 @@ interface Line {
   extra: boolean;
 }
 
-function readCard(found: Card, position: number, withPrice: boolean, images: () => Map<string, string>): LocalPackPlace | undefined {
+function readCard(found: Card, position: number, withPrice: boolean, data: PageData): LocalPackPlace | undefined {
   const card = scan(found.root, CARD_PARTS);
   // A card found by shape may name its place without a heading: its first line is the name.
   const titleEl = "details" in found ? (card.first(CARD.title) ?? (found.untitled ? found.details.children.find((c): c is Element => isTag(c) && shows(c)) : null) ?? null) : null;
@@ -456,8 +533,10 @@ function readCard(found: Card, position: number, withPrice: boolean, images: () 
   if (extras[0]) place.description = extras[0].text;
   const options = extras.map((l) => serviceOptions(l.text)).find((o) => o !== undefined);
   if (options) place.service_options = options;
-  const thumbnail = cardImage(card, images);
+  const thumbnail = cardImage(card.all(CARD_IMAGE), data.images) ?? ("details" in found ? cardImage(photosBeside(found.root), data.images) : undefined);
   if (thumbnail) place.thumbnail = thumbnail;
+  const gps = cardPin(found.root) ?? (place.place_id ? data.coordinates().get(place.place_id) : undefined);
+  if (gps) place.gps_coordinates = gps;
   // A hotel card links only into the travel pages: it names no website.
   const website = "hotel" in found && found.hotel ? undefined : websiteOf(card);
   if (website) place.website = website;
@@ -514,6 +593,15 @@ function placeIds(root: Element, card: Scan): Pick<LocalPackPlace, "place_id" | 
   return ids;
 }
 
+/** The card's own map pin, where it carries one. */
+function cardPin(root: Element): GpsCoordinates | undefined {
+  const pin = matches(root, CARD_PIN) ? root : first(CARD_PIN, root);
+  const latitude = Number(attr(pin, "data-lat"));
+  const longitude = Number(attr(pin, "data-lng"));
+  if (!pin || !Number.isFinite(latitude) || !Number.isFinite(longitude) || (latitude === 0 && longitude === 0)) return undefined;
+  return Math.abs(latitude) <= 90 && Math.abs(longitude) <= 180 ? { latitude, longitude } : undefined;
+}
+
 /** `Dine-in · Takeout · No delivery` → { dine_in: true, takeout: true, delivery: false }; undefined unless every part is an option. */
 function serviceOptions(line: string): Record<string, boolean> | undefined {
   const out: Record<string, boolean> = {};
@@ -529,8 +617,8 @@ function serviceOptions(line: string): Record<string, boolean> | undefined {
 }
 
 /** The card's photo: its image's source, or the source the page's script gives that image. */
-function cardImage(card: Scan, images: () => Map<string, string>): string | undefined {
-  for (const img of card.all(CARD_IMAGE)) {
+function cardImage(imgs: readonly Element[], images: () => Map<string, string>): string | undefined {
+  for (const img of imgs) {
     const src = attr(img, "src") ?? attr(img, "data-src");
     if (src && !isPlaceholderImage(src)) return src.startsWith("data:") || /^https?:/.test(src) ? src : undefined;
     const id = attr(img, "id");
@@ -538,6 +626,24 @@ function cardImage(card: Scan, images: () => Map<string, string>): string | unde
     if (scripted) return scripted;
   }
   return undefined;
+}
+
+/** How far above a card's link its photos may be (mobile 2023: a photo carousel beside the link). */
+const PHOTOS_CLIMB = 3;
+
+/**
+ * Pictures beside a card that holds none: mobile 2023 cards (web-mobile/coffee-mobile-2023) are a
+ * link around the lines, with the place's photo carousel beside it. The pictures of the largest
+ * block around the card (a few levels up) that holds no other card's lines.
+ */
+function photosBeside(root: Element): Element[] {
+  let block: Element | undefined;
+  let level = 0;
+  for (const a of ancestors(root)) {
+    if (++level > PHOTOS_CLIMB || all(CARD.details, a).length > 1) break;
+    block = a;
+  }
+  return block ? all(CARD_IMAGE, block) : [];
 }
 
 function isHours(line: string): boolean {

@@ -7,7 +7,7 @@
 import type { ShoppingBlocks, ShoppingResult } from "@serp/shared";
 import { all, attr, first, hasClass, parseHtml, scan, text, type Document, type Element } from "../html/index.js";
 import { headingIn, pictures, pieces, resultCards } from "../html/cards.js";
-import { parsePrice, parseCount, parseRating, targetUrl } from "../values.js";
+import { isPlaceholderImage, parsePrice, parseCount, parseRating, scriptedImageSources, targetUrl } from "../values.js";
 import { placementLinks } from "../values.js";
 import { filled, type UpstreamKind } from "./kind.js";
 import { searchTarget } from "./url-forms.js";
@@ -66,26 +66,31 @@ const LIST_2021_PARTS = [
 
 type Fields = Omit<ShoppingResult, "position">;
 
+/** Image ids of the page → the sources its scripts set, read once and only when a card's picture needs it. */
+type Images = () => Map<string, string>;
+
 interface Layout {
   name: string;
   cards: string;
-  read: (card: Element) => Fields | undefined;
+  read: (card: Element, images: Images) => Fields | undefined;
 }
 
 const LAYOUTS: Layout[] = [{ name: "tbm-shop-list-2021", cards: LIST_2021.card, read: readListCard }];
 
 export function parseShopping(html: string): ShoppingBlocks {
   const doc = parseHtml(html);
+  let scripted: Map<string, string> | undefined;
+  const images: Images = () => (scripted ??= scriptedImageSources(doc));
   let known: Fields[] = [];
   for (const layout of LAYOUTS) {
     const cards = all(layout.cards, doc);
     if (cards.length === 0) continue;
-    known = cards.map(layout.read).filter((f): f is Fields => f !== undefined);
+    known = cards.map((card) => layout.read(card, images)).filter((f): f is Fields => f !== undefined);
     break;
   }
   // The layouts above are known by class names; products found by their shape (a card with a title
   // and a price, named by the page's product id) stand in when a redesign renamed them.
-  const shaped = readShapes(doc);
+  const shaped = readShapes(doc, images);
   const items = shaped.length > known.length ? shaped : known;
   return { shopping_results: items.map((fields, i) => ({ position: i + 1, ...compact(fields) })) };
 }
@@ -110,14 +115,14 @@ const isPrice = (s: string) => PRICE_TEXT.test(s.replace(/\.$/, "").trim());
  * shaped like one (a higher one after it is the former price), the merchant the link to another site,
  * the comparisons the other link to the product page, the rating and reviews the labelled images.
  */
-function readShapes(doc: Document): Fields[] {
+function readShapes(doc: Document, images: Images): Fields[] {
   const region = REGION.map((sel) => first(sel, doc)).find((el) => el !== null);
   if (!region) return [];
   const marked = all(PRODUCT_CARD, region).filter((el, _, cards) => !cards.some((c) => c !== el && isInside(el, c)));
   const cards = marked.length
     ? marked
     : resultCards(region, { target: (href) => productId(href) ?? externalTarget(href) }).map((c) => c.root);
-  return cards.map(shapedProduct).filter((f): f is Fields => f !== undefined);
+  return cards.map((card) => shapedProduct(card, images)).filter((f): f is Fields => f !== undefined);
 }
 
 function externalTarget(href: string): string | undefined {
@@ -125,7 +130,7 @@ function externalTarget(href: string): string | undefined {
   return url && /^https?:/i.test(url) && !/^https?:\/\/(?:[a-z0-9-]+\.)*google\.[a-z.]+\//i.test(url) ? url : undefined;
 }
 
-function shapedProduct(card: Element): Fields | undefined {
+function shapedProduct(card: Element, images: Images): Fields | undefined {
   const heading = headingIn(card);
   const links = all("a[href]", card);
   const productLink = links.find((a) => PRODUCT_PAGE.test(attr(a, "href")!));
@@ -160,7 +165,7 @@ function shapedProduct(card: Element): Fields | undefined {
     comparison_link: comparisons ? targetUrl(attr(comparisons, "href")) : undefined,
     extensions: chips?.split(/\s+·\s+/).filter(Boolean),
     snippet: chips ? undefined : parts.map((p) => p.text).find((t) => t !== title && t.length >= 60 && !isPrice(t)),
-    thumbnail: pictures(card).pictures.map((img) => httpUrl(attr(img, "src"))).find(Boolean),
+    thumbnail: pictures(card).pictures.map((img) => pictureOf(img, images)).find(Boolean),
   };
 }
 
@@ -169,7 +174,7 @@ function isInside(el: Element, ancestor: Element): boolean {
   return false;
 }
 
-function readListCard(card: Element): Fields | undefined {
+function readListCard(card: Element, images: Images): Fields | undefined {
   const L = LIST_2021;
   const parts = scan(card, LIST_2021_PARTS);
   const title = parts.textOf(L.title);
@@ -196,7 +201,7 @@ function readListCard(card: Element): Fields | undefined {
     number_of_comparisons: text(comparisons).match(/\d[\d.,]*\+?/)?.[0],
     comparison_link: comparisons ? targetUrl(attr(comparisons, "href")) : undefined,
     ...detailRows(parts.all(L.row)),
-    thumbnail: httpUrl(attr(parts.first(L.thumbnail), "src")),
+    thumbnail: pictureOf(parts.first(L.thumbnail), images),
   };
 }
 
@@ -218,9 +223,17 @@ export function productId(href: string | undefined): string | undefined {
   return href?.match(/\/shopping\/product\/(\d+)/)?.[1];
 }
 
-/** Thumbnails inlined as `data:` images are not URLs a client can keep, so they are left out. */
-function httpUrl(url: string | undefined): string | undefined {
-  return url && /^https?:\/\//i.test(url) ? url : undefined;
+/**
+ * A product's picture: its image's source (a URL, or the `data:` image the page inlines, as every
+ * 2021 list card does), else the source the page's script sets for that image's id; never the 1×1
+ * placeholder a scripted image holds until then.
+ */
+function pictureOf(img: Element | null | undefined, images: Images): string | undefined {
+  if (!img) return undefined;
+  const src = attr(img, "src") ?? attr(img, "data-src");
+  if (src && !isPlaceholderImage(src)) return /^https?:\/\//i.test(src) || /^data:image\//i.test(src) ? src : undefined;
+  const id = attr(img, "id");
+  return id ? images().get(id) : undefined;
 }
 
 function compact(fields: Fields): Fields {

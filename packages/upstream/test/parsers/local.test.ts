@@ -14,7 +14,7 @@ const captured = (name: string) => readFileSync(join(FIXTURES_DIR, name), "utf8"
  * (issue 25: every field the page shows; nothing else).
  */
 const SPEC_FIELDS = new Set(["position", "title", "rating", "reviews", "type", "address", "phone", "hours", "website"]);
-const REFERENCE_FIELDS = ["place_id", "data_id", "reviews_original", "years_in_business", "description", "service_options", "thumbnail"];
+const REFERENCE_FIELDS = ["place_id", "data_id", "reviews_original", "years_in_business", "description", "service_options", "thumbnail", "gps_coordinates"];
 for (const f of REFERENCE_FIELDS) SPEC_FIELDS.add(f);
 const extraFields = (places: LocalPlace[]) => places.flatMap((p) => Object.keys(p).filter((k) => !SPEC_FIELDS.has(k)));
 

@@ -43,7 +43,7 @@ describe("parseShopping on the 2021 list view (hand-written edge cases)", () => 
     });
   });
 
-  test("leaves out rating, reviews, product id and inline data: thumbnails when the card has none", () => {
+  test("leaves out rating, reviews and product id when the card has none, and keeps its inline data: thumbnail", () => {
     expect(items[1]).toEqual({
       position: 2,
       title: "Geladeira Compacta 120 L",
@@ -52,6 +52,7 @@ describe("parseShopping on the 2021 list view (hand-written edge cases)", () => 
       price: "R$ 899,00",
       extracted_price: 899,
       snippet: "Geladeira compacta ideal para escritórios e quartos ...",
+      thumbnail: "data:image/webp;base64,UklGRg==",
     });
   });
 });
