@@ -204,7 +204,17 @@ export function imageSize(img: El): { w?: number; h?: number } {
   return { w: num(attr(img, "width")) ?? num(sw), h: num(attr(img, "height")) ?? num(sh) };
 }
 
+/**
+ * A stand-in the capturing tool drew where the picture was (a grey SVG box labelled with its size,
+ * `225x225`): the page as captured shows no picture there, so neither a thumbnail nor an icon counts.
+ */
+export function capturePlaceholder(img: El): boolean {
+  const src = attr(img, "src") ?? "";
+  return /^data:image\/svg\+xml/i.test(src) && />\s*\d+x\d+\s*</.test(src);
+}
+
 const hasPicture = (img: El) => {
+  if (capturePlaceholder(img)) return false;
   const src = attr(img, "src") ?? attr(img, "data-src") ?? "";
   return src !== "" || attr(img, "id")?.startsWith("dimg") === true || attr(img, "data-deferred") !== undefined;
 };
@@ -212,7 +222,7 @@ const hasPicture = (img: El) => {
 /** A 10–32 px image: an icon (favicon, publisher logo). */
 export function iconIn(card: El): boolean {
   return elementsOf(card).some((e) => {
-    if (e.tagName !== "img") return false;
+    if (e.tagName !== "img" || capturePlaceholder(e)) return false;
     const { w, h } = imageSize(e);
     return (w !== undefined || h !== undefined) && (w ?? h)! <= 32 && (h ?? w)! <= 32 && (w ?? h)! >= 10;
   });

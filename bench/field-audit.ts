@@ -97,6 +97,7 @@ import {
   elementsWithText,
   emphasisIn,
   hostOf,
+  capturePlaceholder,
   iconIn,
   isGoogleHost,
   parentEl,
@@ -543,7 +544,7 @@ function imageFields(card: El, item: Item, add: (f: string, shown: boolean) => v
   const title = String(item.title ?? "");
   const hrefs = all.filter((e) => e.tagName === "a").map((a) => attr(a, "href") ?? "");
   const texts = all.filter((e) => e.childNodes.some((c) => c.nodeName === "#text" && (c as { value: string }).value.trim())).map((e) => textOf(e));
-  add("thumbnail", all.some((e) => e.tagName === "img" && !iconOnly(e)));
+  add("thumbnail", all.some((e) => e.tagName === "img" && !iconOnly(e) && !capturePlaceholder(e)));
   add("source", texts.some((t) => t.length >= 2 && t.length <= 60 && t !== title && !title.startsWith(t) && !SIZE_TEXT.test(t) && !/^[\d\s.,:kKbB-]+$/.test(t)));
   add("original", hrefs.some((h) => /[?&]imgurl=/.test(h)) || all.some((e) => attr(e, "data-ou") !== undefined));
   const size = SIZE_TEXT.test(textOf(card)) || hrefs.some((h) => /[?&]w=\d+/.test(h) && /[?&]h=\d+/.test(h)) || all.some((e) => attr(e, "data-ow") !== undefined);

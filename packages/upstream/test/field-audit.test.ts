@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ABSOLUTE_DATE, RELATIVE_DATE, loadPage, phoneIn, type Page } from "../../../bench/field-audit-page.js";
+import { ABSOLUTE_DATE, RELATIVE_DATE, capturePlaceholder, loadPage, phoneIn, type Page } from "../../../bench/field-audit-page.js";
 import { organicShown, placeShown, webBlocksShown } from "../../../bench/field-audit.js";
 import { FIXTURES_DIR, fixturesAvailable } from "./fixtures-dir.js";
 
@@ -106,5 +106,17 @@ run("field audit detectors on hand-checked local pack cards", () => {
     ]);
     expect(shown[2]).toMatchObject({ price: true, rating: true, reviews: true, thumbnail: true });
     expect(shown[2]).toMatchObject({ phone: false, hours: false, address: false, "links.directions": false });
+  });
+});
+
+run("field audit: a capture's drawn placeholders are no picture (images/hatsune-miku-images-ja-2025)", () => {
+  it("the grey SVG boxes labelled with their size count neither as thumbnail nor as icon; a real image does", () => {
+    const page = loadPage(readFileSync(join(FIXTURES_DIR, "images/hatsune-miku-images-ja-2025.html"), "utf8"));
+    const imgs = page.all.filter((e) => e.tagName === "img");
+    const drawn = imgs.filter(capturePlaceholder);
+    expect(drawn.length).toBeGreaterThan(100);
+    expect(drawn.every((e) => (e.attrs.find((a) => a.name === "src")?.value ?? "").startsWith("data:image/svg+xml"))).toBe(true);
+    const fake = { ...drawn[0]!, attrs: [{ name: "src", value: "https://encrypted-tbn0.gstatic.com/images?q=tbn:1" }] } as typeof drawn[number];
+    expect(capturePlaceholder(fake)).toBe(false);
   });
 });

@@ -16,6 +16,10 @@ export const imageResultSchema = z.object({
     .boolean()
     .optional()
     .meta({ description: "Whether the tile shows a product listing (its site line adds the product's availability, `· In stock`); absent where the layout cannot show it" }),
+  in_stock: z
+    .boolean()
+    .optional()
+    .meta({ description: "A product tile's availability as its site line shows it (`· In stock`: true; `· Out of stock`: false); absent on other tiles" }),
 });
 export type ImageResult = z.infer<typeof imageResultSchema>;
 

@@ -106,6 +106,7 @@ const LAYOUTS: Layout[] = [
         source,
         thumbnail: thumbnailOf(img),
         is_product: isProduct(source),
+        in_stock: inStock(source),
       };
     },
   },
@@ -122,6 +123,7 @@ const LAYOUTS: Layout[] = [
         link: pageLink(attr(a, "href")),
         source,
         is_product: isProduct(source),
+        in_stock: inStock(source),
         thumbnail: thumbnailOf(img),
         original_width: positiveInt(attr(tile, "data-ow") ?? null),
         original_height: positiveInt(attr(tile, "data-oh") ?? null),
@@ -382,6 +384,22 @@ function closestWith(el: Element, name: string): Element | undefined {
  */
 function isProduct(source: string | undefined): boolean | undefined {
   return source === undefined ? undefined : source.split(/\s+·\s+/).filter(Boolean).length > 1;
+}
+
+/** Availability words after the site line's dot, by language: in stock, or not. */
+const OUT_OF_STOCK = /在庫なし|品切れ|out of stock|sold out|esgotado|agotado|rupture de stock|nicht auf lager|niedostępny|нет в наличии/i;
+const IN_STOCK = /在庫あり|in stock|em estoque|en stock|disponible|auf lager|disponibile|w magazynie|в наличии/i;
+
+/**
+ * A product tile's availability (`· In stock` → true, `· 在庫なし` → false); absent when the tile
+ * is no product or its words are not known ones.
+ */
+function inStock(source: string | undefined): boolean | undefined {
+  if (!isProduct(source)) return undefined;
+  const availability = source!.split(/\s+·\s+/).slice(1).join(" ");
+  if (OUT_OF_STOCK.test(availability)) return false;
+  if (IN_STOCK.test(availability)) return true;
+  return undefined;
 }
 
 /** Light layouts link an image twice (picture, then caption): one item per image, the caption kept. */

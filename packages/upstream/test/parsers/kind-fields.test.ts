@@ -50,8 +50,12 @@ describeCaptured("images: the grid's script data and the product mark", () => {
     ]);
     expect(items[0]!.is_product).toBe(false);
     const miku = parseImages(captured("images/hatsune-miku-images-ja-2025.html")).images_results;
-    expect(miku[1]).toMatchObject({ source: "Vocaloid · 在庫あり", is_product: true });
+    expect(miku[1]).toMatchObject({ source: "Vocaloid · 在庫あり", is_product: true, in_stock: true });
     expect(miku.filter((i) => i.is_product)).toHaveLength(17);
+    // in_stock follows the availability words; tiles that are no product have none.
+    expect(items.filter((i) => i.is_product).every((i) => i.in_stock === true)).toBe(true);
+    expect(miku.filter((i) => i.source?.includes("在庫なし")).every((i) => i.in_stock === false)).toBe(true);
+    expect(miku.filter((i) => !i.is_product).some((i) => "in_stock" in i)).toBe(false);
   });
 
   test("the 2025 capture's drawn placeholders are no thumbnail, and basic grids, which cannot show the mark, carry no is_product", () => {
