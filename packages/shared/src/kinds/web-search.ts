@@ -38,20 +38,34 @@ export const adResultSchema = z.object({
 });
 export type AdResult = z.infer<typeof adResultSchema>;
 
+/** Which of the overview's `references` a text block or list item cites (their `index`es), where the page says. */
+const referenceIndexes = z
+  .array(z.int())
+  .optional()
+  .meta({ description: "Indexes (in `references`) of the sources the text cites, from the citation the page shows after it" });
+
 export const aiOverviewSchema = z.object({
-  text_blocks: z.array(
-    z.object({
-      type: z.enum(["paragraph", "list", "heading"]),
-      snippet: z.string().optional(),
-      /** Words the overview highlights in the snippet. */
-      snippet_highlighted_words: z.array(z.string()).optional(),
-      /** List items; `title` is the bold lead-in some items start with (`Sunlight is White Light:`). */
-      list: z.array(z.object({ title: z.string().optional(), snippet: z.string() })).optional(),
-    }),
-  ),
+  text_blocks: z
+    .array(
+      z.object({
+        type: z.enum(["paragraph", "list", "heading"]),
+        snippet: z.string().optional(),
+        /** Words the overview highlights in the snippet. */
+        snippet_highlighted_words: z.array(z.string()).optional(),
+        /** List items; `title` is the bold lead-in some items start with (`Sunlight is White Light:`). */
+        list: z.array(z.object({ title: z.string().optional(), snippet: z.string(), reference_indexes: referenceIndexes })).optional(),
+        reference_indexes: referenceIndexes,
+      }),
+    )
+    .optional()
+    .meta({ description: "The overview's text; absent when the page holds only the loading placeholder (see `page_token`)" }),
   references: z
     .array(z.object({ title: z.string(), link: z.string(), snippet: z.string().optional(), source: z.string().optional(), index: z.int() }))
     .optional(),
+  page_token: z.string().optional().meta({
+    description:
+      "Set instead of the text when the page holds only the overview's loading placeholder (the browser fetches the text after load): the page's continuation token for that later request, short-lived",
+  }),
 });
 export type AiOverview = z.infer<typeof aiOverviewSchema>;
 
