@@ -117,6 +117,15 @@ export const knowledgeGraphSchema = z.object({
   website: z.string().optional(),
   /** Attribute rows (`Born: …`) in snake_case keys. */
   attributes: z.record(z.string(), z.string()).optional(),
+  kgmid: z.string().optional().meta({ description: "The entity's Knowledge Graph id as the page names it (`/m/0cqt90`, `/g/120zzxxj`)" }),
+  header_images: z
+    .array(z.object({ image: z.string(), source: z.string().optional() }))
+    .optional()
+    .meta({ description: "The panel's pictures: the image (URL or data URI) and the page it comes from, where that is another site" }),
+  people_also_search_for: z
+    .array(z.object({ name: z.string(), link: z.string(), image: z.string().optional(), extensions: z.array(z.string()).optional() }))
+    .optional()
+    .meta({ description: "The panel's \"People also search for\" entities: name, the search the card links to, its picture and any line under the name" }),
 });
 export type KnowledgeGraph = z.infer<typeof knowledgeGraphSchema>;
 
