@@ -129,6 +129,30 @@ export const knowledgeGraphSchema = z.object({
 });
 export type KnowledgeGraph = z.infer<typeof knowledgeGraphSchema>;
 
+/** A video of the page's "Videos" carousel (or its short videos): only what the card shows. */
+export const inlineVideoSchema = z.object({
+  position: z.int(),
+  title: z.string(),
+  link: z.string(),
+  thumbnail: z.string().optional(),
+  channel: z.string().optional().meta({ description: "The channel or account the card names" }),
+  duration: z.string().optional().meta({ description: "The length the card prints (`4:28`)" }),
+  platform: z.string().optional().meta({ description: "The video site (`YouTube`), as the card prints it or told by the link" }),
+  date: z.string().optional(),
+});
+export type InlineVideo = z.infer<typeof inlineVideoSchema>;
+
+/** A post of the "What people are saying" section. */
+export const perspectiveSchema = z.object({
+  title: z.string(),
+  link: z.string(),
+  author: z.string().optional().meta({ description: "Who posted it (an account, a channel), as the card prints it" }),
+  source: z.string().optional().meta({ description: "The site it was posted on (`Reddit`, `YouTube`)" }),
+  date: z.string().optional(),
+  thumbnail: z.string().optional(),
+});
+export type Perspective = z.infer<typeof perspectiveSchema>;
+
 export const relatedSearchSchema = z.object({ query: z.string(), link: z.string() });
 export type RelatedSearch = z.infer<typeof relatedSearchSchema>;
 
@@ -141,6 +165,8 @@ export const webSearchBlocksSchema = z.object({
   top_stories: z.array(topStorySchema).optional(),
   discussions_and_forums: z.array(discussionAndForumSchema).optional(),
   knowledge_graph: knowledgeGraphSchema.optional(),
+  inline_videos: z.array(inlineVideoSchema).optional(),
+  perspectives: z.array(perspectiveSchema).optional(),
   related_searches: z.array(relatedSearchSchema).optional(),
   search_information: z
     .object({ total_results: z.number().optional(), time_taken_displayed: z.number().optional(), query_displayed: z.string().optional() })
@@ -161,6 +187,6 @@ export const webSearch = defineKind({
       "Web search results for a query: organic_results (title, link, snippet), ads, ai_overview, related_questions (question, " +
       "and the answer's snippet, title and link where the page shows them), local_results (a local or hotel pack: places with " +
       "rating, reviews, type, address and the price a card shows), top_stories, discussions_and_forums (forum posts: title, " +
-      "link, source), knowledge_graph and related_searches. layout says which page answered: full (default) or light (the basic page, asked with layout light or any).",
+      "link, source), knowledge_graph, inline_videos, perspectives (\"What people are saying\" posts) and related_searches. layout says which page answered: full (default) or light (the basic page, asked with layout light or any).",
   },
 });
