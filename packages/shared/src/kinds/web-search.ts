@@ -142,6 +142,21 @@ export const inlineVideoSchema = z.object({
 });
 export type InlineVideo = z.infer<typeof inlineVideoSchema>;
 
+/** A shopping ad (product tile) of the web page, as the reference API's inline `shopping_results`. */
+export const inlineShoppingResultSchema = z.object({
+  position: z.int(),
+  block_position: z.enum(["top", "right"]).meta({ description: "Where the tiles are: above the results, or in the right column" }),
+  title: z.string(),
+  link: z.string().optional().meta({ description: "The merchant's page; absent when the tile links only through the ad redirect without naming it" }),
+  price: z.string().optional().meta({ description: "The price as shown (`$130.00`); a sale's former price is left out" }),
+  extracted_price: z.number().optional(),
+  source: z.string().optional().meta({ description: "The merchant as the tile names it" }),
+  thumbnail: z.string().optional(),
+  rating: z.number().optional(),
+  reviews: z.int().optional().meta({ description: "The review count the tile shows (`(9k+)` → 9000)" }),
+});
+export type InlineShoppingResult = z.infer<typeof inlineShoppingResultSchema>;
+
 /** A post of the "What people are saying" section. */
 export const perspectiveSchema = z.object({
   title: z.string(),
@@ -165,6 +180,7 @@ export const webSearchBlocksSchema = z.object({
   top_stories: z.array(topStorySchema).optional(),
   discussions_and_forums: z.array(discussionAndForumSchema).optional(),
   knowledge_graph: knowledgeGraphSchema.optional(),
+  shopping_results: z.array(inlineShoppingResultSchema).optional(),
   inline_videos: z.array(inlineVideoSchema).optional(),
   perspectives: z.array(perspectiveSchema).optional(),
   related_searches: z.array(relatedSearchSchema).optional(),
@@ -187,6 +203,6 @@ export const webSearch = defineKind({
       "Web search results for a query: organic_results (title, link, snippet), ads, ai_overview, related_questions (question, " +
       "and the answer's snippet, title and link where the page shows them), local_results (a local or hotel pack: places with " +
       "rating, reviews, type, address and the price a card shows), top_stories, discussions_and_forums (forum posts: title, " +
-      "link, source), knowledge_graph, inline_videos, perspectives (\"What people are saying\" posts) and related_searches. layout says which page answered: full (default) or light (the basic page, asked with layout light or any).",
+      "link, source), knowledge_graph, shopping_results (shopping ads: title, price, merchant), inline_videos, perspectives (\"What people are saying\" posts) and related_searches. layout says which page answered: full (default) or light (the basic page, asked with layout light or any).",
   },
 });
