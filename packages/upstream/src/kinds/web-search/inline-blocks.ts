@@ -138,7 +138,9 @@ function facts(card: Card, title: string): string[] {
   for (const line of textLines(card.root)) {
     for (const part of line.split(/\s+·\s+|^·\s*|\s*·$|^·$/)) {
       const t = part.trim();
-      if (t && t !== title && !title.startsWith(t.replace(/\s*(?:\.\.\.|…)$/, "")) && !out.includes(t)) out.push(t);
+      // A clipped copy of the title (`Why is the sky …`) is the title too.
+      const clipped = /(?:\.\.\.|…)$/.test(t) && title.startsWith(t.replace(/\s*(?:\.\.\.|…)$/, ""));
+      if (t && t !== title && !clipped && !out.includes(t)) out.push(t);
     }
   }
   return out;
