@@ -80,6 +80,18 @@ function productBlocks(s: CompatSearch, blocks: Record<string, unknown>): Record
   return out;
 }
 
+/**
+ * The reference API prints a knowledge panel's attribute rows as keys of `knowledge_graph` itself
+ * (`"born": "June 14, 1946"`): each is copied there beside `attributes` (kept for clients that read
+ * it), unless the panel already has a field of that name (`type`, `description`…).
+ */
+function withTopLevelAttributes(blocks: Record<string, unknown>): Record<string, unknown> {
+  const graph = blocks.knowledge_graph as { attributes?: Record<string, string> } | undefined;
+  if (!graph?.attributes) return blocks;
+  const top = Object.fromEntries(Object.entries(graph.attributes).filter(([key]) => !(key in graph)));
+  return { ...blocks, knowledge_graph: { ...graph, ...top } };
+}
+
 /** The whole response for a search and the job that ran it (any status). */
 export function envelope(s: CompatSearch, record: JobRecord, base: string): Record<string, unknown> {
   const out: Record<string, unknown> = {
@@ -96,7 +108,7 @@ export function envelope(s: CompatSearch, record: JobRecord, base: string): Reco
   const empty = isEmpty(s.product ? blocks[s.product.offers ? "sellers" : "product_results"] : blocks[s.kind.block]);
   out.search_information = searchInformation(s, info as PageInfo | undefined, empty);
   if (empty) out.error = `${displayName(s.engine)} hasn't returned any results for this query.`;
-  Object.assign(out, s.product ? productBlocks(s, blocks) : blocks);
+  Object.assign(out, s.product ? productBlocks(s, blocks) : withTopLevelAttributes(blocks));
   const pages = empty ? undefined : paginationBlocks(s, base);
   if (pages) Object.assign(out, pages);
   return out;

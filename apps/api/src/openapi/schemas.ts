@@ -189,13 +189,22 @@ export const compatSearchResponse = named(
       related_questions: resultList.optional(),
       related_searches: resultList.optional(),
       top_stories: resultList.optional(),
-      knowledge_graph: z.object({}).catchall(z.unknown()).optional(),
-      ai_overview: z.object({}).catchall(z.unknown()).optional(),
+      knowledge_graph: z.object({}).catchall(z.unknown()).optional().meta({
+        description:
+          "The knowledge panel (web search): title, type, kgmid, description, source, website, header_images, people_also_search_for, attributes, and each attribute row again as a key of its own (`born`)",
+      }),
+      ai_overview: z.object({}).catchall(z.unknown()).optional().meta({
+        description: "text_blocks (with reference_indexes where the page cites sources) and references; only page_token while the page holds the loading placeholder",
+      }),
+      inline_videos: resultList.optional().meta({ description: "Web search: the page's video carousel (title, link, thumbnail, channel, duration, platform, date)" }),
+      perspectives: resultList.optional().meta({ description: "Web search: \"What people are saying\" posts (title, link, author, source, date, thumbnail)" }),
       local_results: z.unknown().optional(),
       discussions_and_forums: resultList.optional(),
       news_results: resultList.optional(),
       images_results: resultList.optional(),
-      shopping_results: resultList.optional(),
+      shopping_results: resultList.optional().meta({
+        description: "Shopping results; on web search, the page's shopping ads (position, block_position, title, link, price, extracted_price, source, thumbnail, rating, reviews)",
+      }),
       sellers: resultList.optional(),
       product_results: z.object({}).catchall(z.unknown()).optional(),
       suggestions: resultList.optional(),

@@ -38,20 +38,34 @@ export const adResultSchema = z.object({
 });
 export type AdResult = z.infer<typeof adResultSchema>;
 
+/** Which of the overview's `references` a text block or list item cites (their `index`es), where the page says. */
+const referenceIndexes = z
+  .array(z.int())
+  .optional()
+  .meta({ description: "Indexes (in `references`) of the sources the text cites, from the citation the page shows after it" });
+
 export const aiOverviewSchema = z.object({
-  text_blocks: z.array(
-    z.object({
-      type: z.enum(["paragraph", "list", "heading"]),
-      snippet: z.string().optional(),
-      /** Words the overview highlights in the snippet. */
-      snippet_highlighted_words: z.array(z.string()).optional(),
-      /** List items; `title` is the bold lead-in some items start with (`Sunlight is White Light:`). */
-      list: z.array(z.object({ title: z.string().optional(), snippet: z.string() })).optional(),
-    }),
-  ),
+  text_blocks: z
+    .array(
+      z.object({
+        type: z.enum(["paragraph", "list", "heading"]),
+        snippet: z.string().optional(),
+        /** Words the overview highlights in the snippet. */
+        snippet_highlighted_words: z.array(z.string()).optional(),
+        /** List items; `title` is the bold lead-in some items start with (`Sunlight is White Light:`). */
+        list: z.array(z.object({ title: z.string().optional(), snippet: z.string(), reference_indexes: referenceIndexes })).optional(),
+        reference_indexes: referenceIndexes,
+      }),
+    )
+    .optional()
+    .meta({ description: "The overview's text; absent when the page holds only the loading placeholder (see `page_token`)" }),
   references: z
     .array(z.object({ title: z.string(), link: z.string(), snippet: z.string().optional(), source: z.string().optional(), index: z.int() }))
     .optional(),
+  page_token: z.string().optional().meta({
+    description:
+      "Set instead of the text when the page holds only the overview's loading placeholder (the browser fetches the text after load): the page's continuation token for that later request, short-lived",
+  }),
 });
 export type AiOverview = z.infer<typeof aiOverviewSchema>;
 
@@ -103,8 +117,56 @@ export const knowledgeGraphSchema = z.object({
   website: z.string().optional(),
   /** Attribute rows (`Born: …`) in snake_case keys. */
   attributes: z.record(z.string(), z.string()).optional(),
+  kgmid: z.string().optional().meta({ description: "The entity's Knowledge Graph id as the page names it (`/m/0cqt90`, `/g/120zzxxj`)" }),
+  header_images: z
+    .array(z.object({ image: z.string(), source: z.string().optional() }))
+    .optional()
+    .meta({ description: "The panel's pictures: the image (URL or data URI) and the page it comes from, where that is another site" }),
+  people_also_search_for: z
+    .array(z.object({ name: z.string(), link: z.string(), image: z.string().optional(), extensions: z.array(z.string()).optional() }))
+    .optional()
+    .meta({ description: "The panel's \"People also search for\" entities: name, the search the card links to, its picture and any line under the name" }),
 });
 export type KnowledgeGraph = z.infer<typeof knowledgeGraphSchema>;
+
+/** A video of the page's "Videos" carousel (or its short videos): only what the card shows. */
+export const inlineVideoSchema = z.object({
+  position: z.int(),
+  title: z.string(),
+  link: z.string(),
+  thumbnail: z.string().optional(),
+  channel: z.string().optional().meta({ description: "The channel or account the card names" }),
+  duration: z.string().optional().meta({ description: "The length the card prints (`4:28`)" }),
+  platform: z.string().optional().meta({ description: "The video site (`YouTube`), as the card prints it or told by the link" }),
+  date: z.string().optional(),
+});
+export type InlineVideo = z.infer<typeof inlineVideoSchema>;
+
+/** A shopping ad (product tile) of the web page, as the reference API's inline `shopping_results`. */
+export const inlineShoppingResultSchema = z.object({
+  position: z.int(),
+  block_position: z.enum(["top", "right"]).meta({ description: "Where the tiles are: above the results, or in the right column" }),
+  title: z.string(),
+  link: z.string().optional().meta({ description: "The merchant's page; absent when the tile links only through the ad redirect without naming it" }),
+  price: z.string().optional().meta({ description: "The price as shown (`$130.00`); a sale's former price is left out" }),
+  extracted_price: z.number().optional(),
+  source: z.string().optional().meta({ description: "The merchant as the tile names it" }),
+  thumbnail: z.string().optional(),
+  rating: z.number().optional(),
+  reviews: z.int().optional().meta({ description: "The review count the tile shows (`(9k+)` → 9000)" }),
+});
+export type InlineShoppingResult = z.infer<typeof inlineShoppingResultSchema>;
+
+/** A post of the "What people are saying" section. */
+export const perspectiveSchema = z.object({
+  title: z.string(),
+  link: z.string(),
+  author: z.string().optional().meta({ description: "Who posted it (an account, a channel), as the card prints it" }),
+  source: z.string().optional().meta({ description: "The site it was posted on (`Reddit`, `YouTube`)" }),
+  date: z.string().optional(),
+  thumbnail: z.string().optional(),
+});
+export type Perspective = z.infer<typeof perspectiveSchema>;
 
 export const relatedSearchSchema = z.object({ query: z.string(), link: z.string() });
 export type RelatedSearch = z.infer<typeof relatedSearchSchema>;
@@ -118,6 +180,9 @@ export const webSearchBlocksSchema = z.object({
   top_stories: z.array(topStorySchema).optional(),
   discussions_and_forums: z.array(discussionAndForumSchema).optional(),
   knowledge_graph: knowledgeGraphSchema.optional(),
+  shopping_results: z.array(inlineShoppingResultSchema).optional(),
+  inline_videos: z.array(inlineVideoSchema).optional(),
+  perspectives: z.array(perspectiveSchema).optional(),
   related_searches: z.array(relatedSearchSchema).optional(),
   search_information: z
     .object({ total_results: z.number().optional(), time_taken_displayed: z.number().optional(), query_displayed: z.string().optional() })
@@ -138,6 +203,6 @@ export const webSearch = defineKind({
       "Web search results for a query: organic_results (title, link, snippet), ads, ai_overview, related_questions (question, " +
       "and the answer's snippet, title and link where the page shows them), local_results (a local or hotel pack: places with " +
       "rating, reviews, type, address and the price a card shows), top_stories, discussions_and_forums (forum posts: title, " +
-      "link, source), knowledge_graph and related_searches. layout says which page answered: full (default) or light (the basic page, asked with layout light or any).",
+      "link, source), knowledge_graph, shopping_results (shopping ads: title, price, merchant), inline_videos, perspectives (\"What people are saying\" posts) and related_searches. layout says which page answered: full (default) or light (the basic page, asked with layout light or any).",
   },
 });

@@ -6,12 +6,22 @@
  * - 2026: paragraphs `.Y3BBE` (one holding only a bold line is a heading) and `ul`/`ol` lists whose
  *   items open with a bold lead-in; the sources are `li.CyMdWb` cards in the (closed) sources dialog.
  *
- * Citation buttons, images, hidden copies and the "AI Overview" label are not text. When the page
- * only holds the loading placeholder (the overview is fetched after load), there is nothing to read
- * and no overview is returned. Overviews inside "People also ask" answers are not this block.
+ * Citation buttons, images, hidden copies and the "AI Overview" label are not text, and neither are
+ * source cards wherever they sit (2026 also repeats them in a list beside the text, `ul.EJw9bc`): a
+ * card is told by its class or by the source id it carries (`data-src-id`). Overviews inside "People
+ * also ask" answers are not this block.
+ *
+ * Citations (2026): a text's citation button (`[data-icl-uuid]`) names a citation whose sources the
+ * page keeps in comments beside it (`<!--Sv6Kpe[["<uuid>",[title, snippet, icon, site, [name], link,
+ * …, "<source id>", …]]]-->`, or `[["<uuid>","<source id>",0,"<link>",…]]`): the source ids are those
+ * of the cards (`data-src-id`), which gives each text block or list item its `reference_indexes`.
+ * 2025 pages map citations to sources only through opaque numbers in their scripts: no indexes there.
+ *
+ * When the page only holds the loading placeholder (the text is fetched after load, "Searching…"),
+ * the overview is its continuation token (`data-mlro`) as `page_token`, where the page has one.
  */
 import type { AiOverview } from "@serp/shared";
-import { isTag } from "domhandler";
+import { isComment, isTag } from "domhandler";
 import {
   all,
   attr,
@@ -64,25 +74,46 @@ const SKIP = {
   opaqueTags: new Set(["svg", "img", "iframe", "button"]),
 };
 
-/** Source cards: `li.LLtSOc` (2025), `li.CyMdWb` in the closed sources dialog (2026). */
+/**
+ * Source cards: `li.LLtSOc` (2025), `li.CyMdWb` in the closed sources dialog (2026), and any element
+ * carrying a source id (2026: the cards of the dialog and of the list beside the text).
+ */
 const REFERENCE = {
   itemClasses: new Set(["LLtSOc", "CyMdWb"]),
+  sourceId: "data-src-id",
   link: "a[href]",
   title: ".mNme1d, .Nn35F",
   snippet: ".gxZfx, .vhJ6Pe",
   source: ".R8BTeb, .R0r5R",
 } as const;
 
-type TextBlock = AiOverview["text_blocks"][number];
+/** Citations and the loading placeholder (see above). */
+const CITATION = {
+  uuid: "data-icl-uuid",
+  /** The comments holding a citation's sources: the page's data marker, then JSON. */
+  comment: /^Sv6Kpe(\[\["[0-9a-f-]{36}",[\s\S]*)$/,
+  /** The placeholder's continuation token. */
+  token: "data-mlro",
+} as const;
+
+type TextBlock = NonNullable<AiOverview["text_blocks"]>[number];
+type ListItem = NonNullable<TextBlock["list"]>[number];
 type Reference = NonNullable<AiOverview["references"]>[number];
 
 export function extractAiOverview(doc: Document): AiOverview | undefined {
   const container = LANDMARKS.of(doc).overviewSlot;
   if (!container) return undefined;
-  const { blocks, cards } = readOverview(container);
-  if (blocks.length === 0) return undefined;
-  const references = readReferences(cards);
+  const { blocks, cards, citations, comments } = readOverview(container);
+  if (blocks.length === 0) return placeholder(container);
+  const { references, ids } = readReferences(cards);
+  if (citations.size) citeReferences(citations, readCitations(comments), references, ids);
   return references.length ? { text_blocks: blocks, references } : { text_blocks: blocks };
+}
+
+/** A still-loading overview: its continuation token, when the placeholder carries one. */
+function placeholder(container: Element): AiOverview | undefined {
+  const token = attr(first(`[${CITATION.token}]`, container), CITATION.token);
+  return token ? { page_token: token } : undefined;
 }
 
 /** A test for "has one of these classes", run on every element of the overview. */
@@ -90,23 +121,42 @@ function classTest(classes: Iterable<string>): (el: Element) => boolean {
   const re = new RegExp(`(?:^|\\s)(?:${[...classes].join("|")})(?:\\s|$)`);
   return (el) => el.attribs.class !== undefined && re.test(el.attribs.class);
 }
-const isCard = classTest(REFERENCE.itemClasses);
+const isCardClass = classTest(REFERENCE.itemClasses);
+const isCard = (el: Element): boolean => isCardClass(el) || el.attribs[REFERENCE.sourceId] !== undefined;
 const isSkippedClass = classTest([...SKIP.classes, ...REFERENCE.itemClasses]);
 const isParagraph = classTest(TEXT.paragraphClasses);
 
 /** Called for every element of the overview text: one look at its name, role, classes and style. */
 function skipped(el: Element): boolean {
-  return SKIP.tags.has(el.name) || SKIP.roles.has(el.attribs.role ?? "") || hiddenByMarkup(el) || isSkippedClass(el);
+  return (
+    SKIP.tags.has(el.name) ||
+    SKIP.roles.has(el.attribs.role ?? "") ||
+    hiddenByMarkup(el) ||
+    isSkippedClass(el) ||
+    el.attribs[REFERENCE.sourceId] !== undefined
+  );
 }
 
 /**
  * One walk of the overview: text blocks in reading order (the walk stops at each block it
- * recognises) and the source cards, which sit in lists and dialogs that are not text.
+ * recognises), the source cards, which sit in lists and dialogs that are not text, the citations of
+ * each block or list item, and the comments that may hold the citations' sources.
  */
-function readOverview(container: Element): { blocks: TextBlock[]; cards: Element[] } {
+function readOverview(container: Element): {
+  blocks: TextBlock[];
+  cards: Element[];
+  citations: Citations;
+  comments: string[];
+} {
   const blocks: TextBlock[] = [];
   const cards: Element[] = [];
+  const citations: Citations = new Map();
+  const comments: string[] = [];
   const walk = (node: AnyNode, inText: boolean): void => {
+    if (isComment(node)) {
+      if (node.data.startsWith("Sv6Kpe[[\"") || node.data.startsWith("Sv6Kpe[[&quot;")) comments.push(node.data);
+      return;
+    }
     if (!isTag(node) || SKIP.opaqueTags.has(node.name)) return;
     if (isCard(node)) {
       cards.push(node);
@@ -114,21 +164,26 @@ function readOverview(container: Element): { blocks: TextBlock[]; cards: Element
     }
     let text = inText && !skipped(node);
     if (text) {
-      const block = readBlock(node);
-      if (block) return void blocks.push(block);
+      const block = readBlock(node, citations);
+      if (block) {
+        blocks.push(block);
+        // The block's own comments (citations inside a paragraph) are still wanted.
+        for (const c of all("*", node)) for (const k of c.children) if (isComment(k) && CITATION.comment.test(decodeEntities(k.data))) comments.push(k.data);
+        return;
+      }
       // A block without text (a list of source cards) is still searched for cards.
       if (block === null) text = false;
     }
     for (const child of node.children) walk(child, text);
   };
   for (const child of container.children) walk(child, true);
-  return { blocks, cards };
+  return { blocks, cards, citations, comments };
 }
 
 /** The block an element is (null when it is one but holds no text), or undefined to look inside. */
-function readBlock(el: Element): TextBlock | null | undefined {
+function readBlock(el: Element, citations: Citations): TextBlock | null | undefined {
   if (TEXT.listTags.has(el.name)) {
-    const list = listItems(el);
+    const list = listItems(el, citations);
     return list.length ? { type: "list", list } : null;
   }
   const heading = TEXT.headingTags.has(el.name) || el.attribs.role === "heading";
@@ -138,11 +193,21 @@ function readBlock(el: Element): TextBlock | null | undefined {
   const strongs = all(TEXT.leadIn, el);
   if (heading || (strongs.length === 1 && text(strongs[0]) === snippet)) return { type: "heading", snippet };
   const marks = all(TEXT.highlight, el).map((m) => text(m)).filter(Boolean);
-  return marks.length ? { type: "paragraph", snippet, snippet_highlighted_words: marks } : { type: "paragraph", snippet };
+  const block: TextBlock = marks.length ? { type: "paragraph", snippet, snippet_highlighted_words: marks } : { type: "paragraph", snippet };
+  noteCitations(block, el, citations);
+  return block;
+}
+
+/** What a block or list item cites: the uuids of its citation buttons, resolved once the sources are read. */
+type Citations = Map<TextBlock | ListItem, string[]>;
+
+function noteCitations(target: TextBlock | ListItem, el: Element, citations: Citations): void {
+  const uuids = [...new Set(all(`[${CITATION.uuid}]`, el).map((b) => b.attribs[CITATION.uuid]!))];
+  if (uuids.length) citations.set(target, uuids);
 }
 
 /** The list's own items (not a nested list's), each split into its bold lead-in and the rest. */
-function listItems(list: Element): NonNullable<TextBlock["list"]> {
+function listItems(list: Element, citations: Citations): NonNullable<TextBlock["list"]> {
   const items: NonNullable<TextBlock["list"]> = [];
   for (const li of all("li", list)) {
     if (skipped(li) || closest(li, (e) => e === list || TEXT.listTags.has(e.name) || skipped(e)) !== list) continue;
@@ -151,23 +216,37 @@ function listItems(list: Element): NonNullable<TextBlock["list"]> {
     const lead = first(TEXT.leadIn, li);
     const title = lead ? text(lead) : "";
     const rest = title && full.startsWith(title) ? full.slice(title.length).trim() : "";
-    items.push(rest ? { title, snippet: rest } : { snippet: full });
+    const item: ListItem = rest ? { title, snippet: rest } : { snippet: full };
+    noteCitations(item, li, citations);
+    items.push(item);
   }
   return items;
 }
 
-/** The sources the overview cites, each once, in the order shown. */
-function readReferences(cards: Element[]): Reference[] {
+/**
+ * The sources the overview cites, each once, in the order shown, and each source id's reference
+ * (a source shown twice, in the dialog and beside the text, is one reference).
+ */
+function readReferences(cards: Element[]): { references: Reference[]; ids: Map<string, number> } {
   const references: Reference[] = [];
-  const seen = new Set<string>();
+  const ids = new Map<string, number>();
+  const seen = new Map<string, number>();
   for (const item of cards) {
+    const idEl = item.attribs[REFERENCE.sourceId] !== undefined ? item : first(`[${REFERENCE.sourceId}]`, item);
+    const id = attr(idEl, REFERENCE.sourceId);
     const anchor = first(REFERENCE.link, item);
     const link = targetUrl(attr(anchor, "href"));
     const title = textOf(REFERENCE.title, item) ?? attr(anchor, "aria-label")?.replace(/\.\s*Opens in new tab\.?$/i, "");
     // Sanitized pages give every link the same placeholder URL: a source is its link and title.
     const key = `${link}\n${title}`;
-    if (!link || !title || seen.has(key)) continue;
-    seen.add(key);
+    if (!link || !title) continue;
+    const known = (id !== undefined ? ids.get(id) : undefined) ?? seen.get(key);
+    if (known !== undefined) {
+      if (id !== undefined) ids.set(id, known);
+      continue;
+    }
+    seen.set(key, references.length);
+    if (id !== undefined) ids.set(id, references.length);
     const ref: Reference = { title, link, index: references.length };
     const snippet = textOf(REFERENCE.snippet, item);
     if (snippet) ref.snippet = snippet;
@@ -175,5 +254,74 @@ function readReferences(cards: Element[]): Reference[] {
     if (source) ref.source = source;
     references.push(ref);
   }
-  return references;
+  return { references, ids };
+}
+
+/** A citation's sources: their source ids, and their links (for sources without an id). */
+interface Cited {
+  ids: string[];
+  links: string[];
+}
+
+/** Each citation's sources, from the comments of the overview (see the top of this file). */
+function readCitations(comments: string[]): Map<string, Cited> {
+  const out = new Map<string, Cited>();
+  for (const raw of comments) {
+    const json = CITATION.comment.exec(decodeEntities(raw))?.[1];
+    if (!json) continue;
+    let row: unknown;
+    try {
+      row = (JSON.parse(json) as unknown[])[0];
+    } catch {
+      continue;
+    }
+    if (!Array.isArray(row) || typeof row[0] !== "string") continue;
+    const [uuid, second] = row as [string, unknown, ...unknown[]];
+    // Either the source's whole card ([title, snippet, icon, site, [name], link, _, _, id, …]) or its id and link.
+    const card = Array.isArray(second) ? second : undefined;
+    const id = card ? card[8] : second;
+    const link = card ? card[5] : row[3];
+    const cited = out.get(uuid) ?? { ids: [], links: [] };
+    if (typeof id === "string" && id) cited.ids.push(id);
+    if (typeof link === "string" && link) cited.links.push(link);
+    out.set(uuid, cited);
+  }
+  return out;
+}
+
+/** Sets `reference_indexes` on the blocks and list items whose citations name known sources. */
+function citeReferences(citations: Citations, cited: Map<string, Cited>, references: Reference[], ids: Map<string, number>): void {
+  const byLink = new Map(references.map((r) => [withoutFragment(r.link), r.index]));
+  for (const [target, uuids] of citations) {
+    const indexes = new Set<number>();
+    for (const uuid of uuids) {
+      const sources = cited.get(uuid);
+      if (!sources) continue;
+      for (const id of sources.ids) {
+        const index = ids.get(id);
+        if (index !== undefined) indexes.add(index);
+      }
+      // Sanitized pages give every link the same placeholder: links only help without ids.
+      if (sources.ids.length) continue;
+      for (const link of sources.links) {
+        const index = byLink.get(withoutFragment(link));
+        if (index !== undefined) indexes.add(index);
+      }
+    }
+    if (indexes.size) target.reference_indexes = [...indexes].sort((a, b) => a - b);
+  }
+}
+
+function withoutFragment(link: string): string {
+  const hash = link.indexOf("#");
+  return hash < 0 ? link : link.slice(0, hash);
+}
+
+/** Comment text is not entity-decoded by the parser: the few entities the page's JSON uses. */
+function decodeEntities(s: string): string {
+  return s.replace(/&(?:quot|#39|#x27|amp|lt|gt|#(\d+)|#x([0-9a-f]+));/gi, (m, dec?: string, hex?: string) => {
+    if (dec) return String.fromCodePoint(Number(dec));
+    if (hex) return String.fromCodePoint(parseInt(hex, 16));
+    return { "&quot;": '"', "&#39;": "'", "&#x27;": "'", "&amp;": "&", "&lt;": "<", "&gt;": ">" }[m.toLowerCase()] ?? m;
+  });
 }

@@ -12,6 +12,8 @@ import { extractLocalPack, LANDMARKS as LOCAL_PACK } from "../web-local.js";
 import { extractAds, type AdPlacement, LANDMARKS as ADS } from "./ads.js";
 import { extractAiOverview, LANDMARKS as AI_OVERVIEW } from "./ai-overview.js";
 import { discussionSections, extractDiscussions, inDiscussions, LANDMARKS as DISCUSSIONS } from "./discussions.js";
+import { extractInlineBlocks, LANDMARKS as INLINE_BLOCKS } from "./inline-blocks.js";
+import { extractInlineShopping, LANDMARKS as INLINE_SHOPPING } from "./inline-shopping.js";
 import { extractKnowledgeGraph, LANDMARKS as KNOWLEDGE_GRAPH } from "./knowledge-graph.js";
 import { findOrganicResults, inSetAsideBlock, type Layout, LANDMARKS as ORGANIC, titleSelector } from "./organic.js";
 import { extractRelatedQuestions, LANDMARKS as RELATED_QUESTIONS } from "./related-questions.js";
@@ -53,7 +55,7 @@ export const LANDMARKS = landmarkIndex(
     basicTitles: { every: titleSelector("basic") },
     relatedLinks: { every: RELATED_LINK },
   },
-  [LANDMARKS_BY_ID, ORGANIC, ADS, AI_OVERVIEW, RELATED_QUESTIONS, LOCAL_PACK, TOP_STORIES, DISCUSSIONS, KNOWLEDGE_GRAPH],
+  [LANDMARKS_BY_ID, ORGANIC, ADS, AI_OVERVIEW, RELATED_QUESTIONS, LOCAL_PACK, TOP_STORIES, DISCUSSIONS, KNOWLEDGE_GRAPH, INLINE_BLOCKS, INLINE_SHOPPING],
 );
 const TITLES = { full: "fullTitles", basic: "basicTitles" } as const satisfies Record<Layout, string>;
 
@@ -112,6 +114,13 @@ export function extractWebSearch(doc: Document): WebSearchBlocks {
   if (discussions_and_forums.length) blocks.discussions_and_forums = discussions_and_forums;
   const knowledge_graph = extractKnowledgeGraph(doc);
   if (knowledge_graph) blocks.knowledge_graph = knowledge_graph;
+  // Sections of cards the organic reader set aside: videos, "What people are saying".
+  const taken = new Set([...blocks.organic_results.map((r) => r.link), ...(top_stories.map((s) => s.link))]);
+  const { inline_videos, perspectives } = extractInlineBlocks(doc, taken);
+  if (inline_videos.length) blocks.inline_videos = inline_videos;
+  if (perspectives.length) blocks.perspectives = perspectives;
+  const shopping_results = layout === "full" ? extractInlineShopping(doc) : [];
+  if (shopping_results.length) blocks.shopping_results = shopping_results;
 
   // Related-search blocks sit at the foot of the results and sometimes between them (mobile).
   if (foot && !contains(root, foot)) relatedLinks.push(...page.relatedLinks.filter((a) => contains(foot, a)));

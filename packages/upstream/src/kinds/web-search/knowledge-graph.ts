@@ -9,7 +9,15 @@
  *
  * Fields: the subtitle as `type` (for places the line after the rating, for businesses the one-line
  * summary; a product's rating line is not a type), the description and the site it quotes
- * (`source`), the official site, and the `Label: value` fact rows as snake_case attributes.
+ * (`source`), the official site, and the `Label: value` fact rows as snake_case attributes. Then:
+ *
+ * - `kgmid`: the entity id the panel carries (`data-kpid="vise:/m/0cqt90"` 2026,
+ *   `data-maindata='[null,"/m/09c7v","Central Park",…]'` 2024–2025), else the one the page's scripts
+ *   pair with the title (`[null,"/m/0cqt90","Donald Trump"`, or a `kgmid=/m/02vqfm…&q=Coffee` link);
+ * - `header_images`: the panel's pictures (elements carrying the page they come from, `data-lpage`),
+ *   the image a placeholder stands for read from the page's script;
+ * - `people_also_search_for`: the entity cards (a search link holding a picture) under the panel's
+ *   "People also search for" heading, in the page's language, or in its `…:sideways` block (2019).
  *
  * Pages without that title show the entity elsewhere: the basic layout's panel block (`basicPanel`)
  * and the inline "About" panel of 2025 (`aboutPanel`).
@@ -25,6 +33,7 @@ import {
   everyMatch,
   hiddenByMarkup,
   landmarkIndex,
+  pageSource,
   scansOf,
   text,
   textOf,
@@ -33,7 +42,7 @@ import {
   type Element,
   type Scan,
 } from "../../html/index.js";
-import { targetUrl } from "../../values.js";
+import { isPlaceholderImage, scriptedImageSources, targetUrl } from "../../values.js";
 
 const PANEL = {
   /** The panel title: `[data-attrid="title"]` (2020–2026), `.kno-ecr-pt` (2019). */
@@ -76,8 +85,44 @@ const FACTS = {
 
 const WEBSITE = 'a[data-attrid="visit_official_site"], a.mI8Pwc[href^="http"], a.lua-button[href^="http"]';
 
+/** The entity id on the panel (see the top of this file). */
+const ENTITY = {
+  carriers: "[data-kpid], [data-maindata]",
+  id: /\/[mg]\/[\w-]+/,
+  /** In the page's scripts: `kgmid=` (raw, `\u003d` or `\\u003d`-escaped) before a `q=` naming the title. */
+  scriptLink: /kgmid(?:=|\\+u003d)(\/[mg]\/[\w-]+)/g,
+} as const;
+
+/**
+ * Pictures: anything in the panel naming the page its picture comes from; 2025–2026 pages show the
+ * entity's pictures in the results column instead (the "visual digest" strip), found anywhere.
+ */
+const IMAGES = { carrier: "[data-lpage]", digest: '[data-attrid^="VisualDigest"][data-lpage]', picture: "img" } as const;
+
+/**
+ * "People also search for": the heading in the languages of the captured pages, or the 2019 block's
+ * attribute id; the cards are search links (`/search?…`) holding a picture.
+ */
+const ALSO_SEARCHED = {
+  heading: /^(?:people also search for|他の人はこちらも検索|les internautes recherchent aussi|andere suchten auch nach|la gente también busca|as pessoas também pesquisam|le persone cercano anche|ludzie wyszukują też|люди также ищут)$/iu,
+  headingCandidates: '[role="heading"], h2, h3, a[href*="stick="], .kno-fb-ctx',
+  block: '[data-attrid$=":sideways"]',
+  link: 'a[href^="/search?"], a[href*="google.com/search?"]',
+  picture: "img, g-img",
+  maxClimb: 6,
+} as const;
+
 /** What the panel is read from, found on the page in the landmark sweep; the panel's are those in its subtrees. */
-const PANEL_PARTS = [HEADER.subtitle, DESCRIPTION.box, WEBSITE, FACTS.label];
+const PANEL_PARTS = [
+  HEADER.subtitle,
+  DESCRIPTION.box,
+  WEBSITE,
+  FACTS.label,
+  ENTITY.carriers,
+  IMAGES.carrier,
+  ALSO_SEARCHED.headingCandidates,
+  ALSO_SEARCHED.block,
+];
 const PAGE_PARTS = everyMatch(PANEL_PARTS);
 
 export function extractKnowledgeGraph(doc: Document): KnowledgeGraph | undefined {
@@ -95,7 +140,164 @@ export function extractKnowledgeGraph(doc: Document): KnowledgeGraph | undefined
   if (website) graph.website = website;
   const attributes = facts(scopes, scans);
   if (Object.keys(attributes).length) graph.attributes = attributes;
+  const kgmid = entityId(scans, title, doc);
+  if (kgmid) graph.kgmid = kgmid;
+  let scripted: Map<string, string> | undefined;
+  const images = () => (scripted ??= scriptedImageSources(doc));
+  const header_images = headerImages(scans, images, LANDMARKS.of(doc).visualDigest);
+  if (header_images.length) graph.header_images = header_images;
+  const people_also_search_for = alsoSearched(scans, title, images);
+  if (people_also_search_for.length) graph.people_also_search_for = people_also_search_for;
   return graph;
+}
+
+/** The entity's id: on the panel, else where the page's scripts pair it with the title. */
+function entityId(scans: Scan[], title: string, doc: Document): string | undefined {
+  for (const found of scans) {
+    for (const el of found.all(ENTITY.carriers)) {
+      const kpid = el.attribs["data-kpid"];
+      if (kpid) {
+        const id = ENTITY.id.exec(kpid)?.[0];
+        if (id) return id;
+      }
+      const main = el.attribs["data-maindata"];
+      if (main) {
+        try {
+          const data = JSON.parse(main) as unknown[];
+          if (typeof data[1] === "string" && ENTITY.id.test(data[1]) && data[2] === title) return data[1];
+        } catch {
+          // Not the JSON array this attribute holds on the captured pages: no id from it.
+        }
+      }
+    }
+  }
+  const source = pageSource(doc);
+  if (!source) return undefined;
+  const named = new RegExp(`\\[null,"(/[mg]/[\\w-]+)",${escapeRegExp(JSON.stringify(title))}`).exec(source)?.[1];
+  if (named) return named;
+  const query = encodeURIComponent(title).replace(/%20/g, "+");
+  for (const m of source.matchAll(ENTITY.scriptLink)) {
+    const rest = source.slice(m.index + m[0].length, m.index + m[0].length + 200);
+    const q = /(?:&|\\+u0026|&amp;)q(?:=|\\+u003d)([^&"'\\]*)/.exec(rest)?.[1];
+    if (q === query) return m[1];
+  }
+  return undefined;
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** A picture's image: its URL or data URI; a placeholder is swapped for the data URI its script sets. */
+function imageOf(img: Element | null, scripted: () => Map<string, string>): string | undefined {
+  if (!img) return undefined;
+  const src = attr(img, "src") ?? attr(img, "data-src");
+  if (src && !isPlaceholderImage(src)) return src;
+  const id = attr(img, "id");
+  return id ? scripted().get(id) : undefined;
+}
+
+/** The panel's pictures, each once, with the page each comes from when that is another site. */
+function headerImages(
+  scans: Scan[],
+  scripted: () => Map<string, string>,
+  digest: readonly Element[],
+): NonNullable<KnowledgeGraph["header_images"]> {
+  const out: NonNullable<KnowledgeGraph["header_images"]> = [];
+  const seen = new Set<string>();
+  const inPanel = scans.flatMap((found) => found.all(IMAGES.carrier));
+  for (const group of [inPanel.length ? inPanel : digest]) {
+    for (const el of group) {
+      if (hiddenByMarkup(el)) continue;
+      const image = imageOf(first(IMAGES.picture, el), scripted);
+      if (!image || seen.has(image)) continue;
+      seen.add(image);
+      const source = targetUrl(el.attribs["data-lpage"]);
+      out.push(source && !GOOGLE_OWN.test(source) ? { image, source } : { image });
+    }
+  }
+  return out;
+}
+
+/** The upstream's own hosts (search pages, image servers): never a picture's source page. */
+const GOOGLE_OWN = /^https?:\/\/(?:[^/]+\.)?(?:google\.[a-z.]+|gstatic\.com|googleusercontent\.com)(?:[:/?#]|$)/i;
+
+/** The entity cards under the panel's "People also search for" heading (or in its 2019 block). */
+function alsoSearched(
+  scans: Scan[],
+  title: string,
+  scripted: () => Map<string, string>,
+): NonNullable<KnowledgeGraph["people_also_search_for"]> {
+  const out: NonNullable<KnowledgeGraph["people_also_search_for"]> = [];
+  const seen = new Set<string>();
+  for (const found of scans) {
+    const blocks = [
+      ...found.all(ALSO_SEARCHED.block),
+      ...found
+        .all(ALSO_SEARCHED.headingCandidates)
+        .filter((h) => ALSO_SEARCHED.heading.test(text(h)))
+        .map(cardsAround)
+        .filter((b): b is Element => !!b),
+    ];
+    for (const block of blocks) {
+      for (const a of all(ALSO_SEARCHED.link, block)) {
+        const card = entityCard(a, block);
+        const picture = card && first(ALSO_SEARCHED.picture, card);
+        if (!card || !picture) continue;
+        const lines = textLines(card);
+        const labelledBy = attr(a, "aria-labelledby");
+        const label = labelledBy ? all("[id]", card).find((el) => el.attribs.id === labelledBy) : undefined;
+        const name = attr(a, "aria-label") ?? attr(a, "title") ?? (label && text(label)) ?? lines[0];
+        const link = targetUrl(attr(a, "href"));
+        if (!name || !link || name === title || seen.has(name)) continue;
+        seen.add(name);
+        const item: NonNullable<KnowledgeGraph["people_also_search_for"]>[number] = { name, link };
+        const image = imageOf(picture.name === "img" ? picture : first("img", picture), scripted);
+        if (image) item.image = image;
+        const extensions = lines.filter((l) => l !== name);
+        if (extensions.length) item.extensions = extensions;
+        out.push(item);
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * An entity card: the link itself when it holds the picture (2019–2024), else the list item around it
+ * (2026: an empty link laid over a card, named by `aria-labelledby`).
+ */
+function entityCard(a: Element, block: Element): Element | undefined {
+  if (first(ALSO_SEARCHED.picture, a)) return a;
+  const item = closest(a, (e) => e === block || e.attribs.role === "listitem");
+  return item && item !== block ? item : undefined;
+}
+
+/** The nearest element around a heading that holds entity cards (search links holding a picture). */
+function cardsAround(heading: Element): Element | undefined {
+  let el: Element | undefined = heading;
+  for (let level = 0; el && level < ALSO_SEARCHED.maxClimb; level++) {
+    el = parentElement(el);
+    if (el && all(ALSO_SEARCHED.link, el).some((a) => entityCard(a, el!) && first(ALSO_SEARCHED.picture, entityCard(a, el!)!))) return el;
+  }
+  return undefined;
+}
+
+/** The separate lines of text in an element: its text nodes' contents, each trimmed, empty ones left out. */
+function textLines(el: Element): string[] {
+  const lines: string[] = [];
+  const walk = (node: Element): void => {
+    for (const child of node.children) {
+      if (isTag(child)) {
+        if (!hiddenByMarkup(child) && child.name !== "script" && child.name !== "style") walk(child);
+      } else if (child.type === "text") {
+        const t = (child as unknown as { data: string }).data.replace(/\s+/g, " ").trim();
+        if (t) lines.push(t);
+      }
+    }
+  };
+  walk(el);
+  return lines;
 }
 
 /** The subtrees that make up the panel around its title. */
@@ -324,6 +526,7 @@ export const LANDMARKS = landmarkIndex({
   panelTitle: { first: { attributes: { "data-attrid": PANEL.titleAttrid }, classes: [PANEL.titleClass] } },
   rightColumn: { first: { attributes: { id: PANEL.bodyId } } },
   basicTitles: { every: { classes: [BASIC.title] } },
+  visualDigest: { every: IMAGES.digest },
   profileLink: { first: { tags: ["a"], match: (a: Element) => a.attribs.href?.includes(ABOUT.profileParam) === true } },
 }, [PAGE_PARTS]);
 
