@@ -18,6 +18,7 @@ import {
   JobStore,
   keySpace,
   RawPageStore,
+  openPageBlobs,
   rebuild,
   reconcile,
   resolveLimits,
@@ -232,7 +233,8 @@ export async function runCli(argv: string[], out: (line: string) => void = conso
         // A job past its hot window in Redis is read from the PostgreSQL archive, as the API reads it (read only: the windows go unused).
         const jobs = new JobStore(redis, keys, 1);
         if (pg) jobs.readFromArchive(new JobArchive(pg, redis, keys, DEFAULT_JOB_HOT_SECONDS, 1));
-        const rows = await reparse(new RawPageStore(redis, keys), jobs, { sinceMs, endpoint, limit });
+        const blobs = openPageBlobs(env);
+        const rows = await reparse(new RawPageStore(redis, keys, blobs), jobs, { sinceMs, endpoint, limit }).finally(() => blobs.close());
         out(values.json ? JSON.stringify(rows, null, 2) : formatReparse(rows, sinceMs));
         return 0;
       }
