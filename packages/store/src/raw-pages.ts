@@ -152,16 +152,20 @@ export class RawPageStore {
    * (never, or past its retention). Throws RawPageMissingError when its record outlived its bytes.
    */
   async compressed(jobId: string): Promise<KeptPage | null> {
-    const h = await this.redis.hgetall(this.keys.rawPage(jobId));
-    if (!h.loc) return null;
-    const data = await this.blobs.get(checkedLocation(h.loc));
-    if (!data) throw new RawPageMissingError(jobId, this.blobs.where);
+    const h = await this.redis.hgetallBuffer(this.keys.rawPage(jobId));
+    const loc = h.loc?.toString();
+    // A record with the bytes in it: kept by a worker from before the page store, until its retention ends.
+    const data = loc ? await this.blobs.get(checkedLocation(loc)) : h.data;
+    if (!data) {
+      if (loc) throw new RawPageMissingError(jobId, this.blobs.where);
+      return null;
+    }
     return {
       jobId,
-      endpoint: h.endpoint as Endpoint,
-      contentType: h.type || "text/html; charset=utf-8",
-      keptAt: Number(h.at ?? 0),
-      bytes: Number(h.bytes ?? 0),
+      endpoint: h.endpoint!.toString() as Endpoint,
+      contentType: h.type?.toString() || "text/html; charset=utf-8",
+      keptAt: Number(h.at?.toString() ?? 0),
+      bytes: Number(h.bytes?.toString() ?? 0),
       data,
     };
   }

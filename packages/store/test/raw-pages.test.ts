@@ -10,7 +10,7 @@ import { mkdtempSync, readdirSync, rmSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
-import { FolderPageBlobs, RawPageMissingError, RawPageStore, S3PageBlobs, checkRawPagesEnv, keySpace, openPageBlobs, pageLocation, rawPagesEnv, type PageBlobs } from "@serp/store";
+import { FolderPageBlobs, RawPageMissingError, compressPage, RawPageStore, S3PageBlobs, checkRawPagesEnv, keySpace, openPageBlobs, pageLocation, rawPagesEnv, type PageBlobs } from "@serp/store";
 import { startS3, type LocalS3 } from "../../../test/support/s3.js";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -170,6 +170,13 @@ describe.each([
     const err = await store.compressed("job_gone").catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RawPageMissingError);
     expect((err as RawPageMissingError).where).toBe(blobs.where);
+  });
+
+  test("still reads a page kept by a worker from before the page store (the bytes in its Redis record)", async () => {
+    const store = new RawPageStore(redis, keys, blobs, 600);
+    const data = await compressPage("<html>kept the old way</html>");
+    await redis.hset(keys.rawPage("job_legacy"), { data, endpoint: "web-news", type: "text/html; charset=utf-8", bytes: "29", at: String(Date.now()) });
+    expect(await store.read("job_legacy")).toMatchObject({ endpoint: "web-news", bytes: 29, body: "<html>kept the old way</html>" });
   });
 
   test("a retention of 0 keeps nothing anywhere", async () => {
