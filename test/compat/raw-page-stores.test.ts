@@ -7,6 +7,7 @@
  * deletes pages past their retention, one process of the fleet at a time.
  */
 import { randomBytes } from "node:crypto";
+import { createServer, type AddressInfo } from "node:net";
 import { existsSync, mkdtempSync, rmSync, unlinkSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -95,6 +96,41 @@ d.each<Backend>(["folder", "s3"])("pages kept on the %s backend", (backend) => {
   }, LIVE);
 });
 
+/** A second API on the stack's Redis and PostgreSQL, with page store settings of its own (another host's). */
+async function otherApi(stack: Stack, pageSettings: Record<string, string>) {
+  const env = loadEnv({ REDIS_URL: process.env.REDIS_URL, SERP_PREFIX: stack.prefix, LOG_LEVEL: "silent", ...(stack.databaseUrl ? { DATABASE_URL: stack.databaseUrl } : {}), ...pageSettings });
+  return createApiRuntime(env, pino({ level: "silent" }));
+}
+
+d("an API whose bucket does not answer", () => {
+  let stack: Stack;
+  let settings: Record<string, string>;
+  beforeAll(async () => {
+    settings = settingsFor("s3");
+    stack = await startStack({ env: settings, workerQueues: ["live"] });
+  }, LIVE);
+  afterAll(() => stack.close());
+
+  test("answers 503 unavailable (try again), not a 404 or a 500", async () => {
+    const { auth } = await stack.account(5);
+    const res = await request(stack.api.app).post("/v1/jobs").set("Authorization", auth).send({ endpoint: "web-search", params: { query: "coffee" }, queue: "live" });
+    const id = res.body.job.id as string;
+    expect((await request(stack.api.app).get(`/v1/jobs/${id}/html`).set("Authorization", auth)).status).toBe(200);
+    const closed = createServer();
+    await new Promise<void>((ok) => closed.listen(0, "127.0.0.1", ok));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((ok) => closed.close(ok));
+    const other = await otherApi(stack, { ...settings, RAW_PAGES_S3_ENDPOINT: `http://127.0.0.1:${port}` });
+    try {
+      const page = await request(other.app).get(`/v1/jobs/${id}/html`).set("Authorization", auth);
+      expect(page.status).toBe(503);
+      expect(page.body.error).toMatchObject({ code: "unavailable", message: "The page store is not answering; try again shortly" });
+    } finally {
+      await other.closers.closeAll(10_000);
+    }
+  }, LIVE);
+});
+
 d("an API on another host than the workers, with a folder of its own", () => {
   let stack: Stack;
   const elsewhere = mkdtempSync(join(tmpdir(), "pages-elsewhere-"));
@@ -111,8 +147,7 @@ d("an API on another host than the workers, with a folder of its own", () => {
     const res = await request(stack.api.app).post("/v1/jobs").set("Authorization", auth).send({ endpoint: "web-search", params: { query: "coffee" }, queue: "live" });
     const id = res.body.job.id as string;
     expect((await request(stack.api.app).get(`/v1/jobs/${id}/html`).set("Authorization", auth)).status).toBe(200);
-    const env = loadEnv({ REDIS_URL: process.env.REDIS_URL, SERP_PREFIX: stack.prefix, LOG_LEVEL: "silent", ...(stack.databaseUrl ? { DATABASE_URL: stack.databaseUrl } : {}), RAW_PAGES_DIR: elsewhere });
-    const other = await createApiRuntime(env, pino({ level: "silent" }));
+    const other = await otherApi(stack, { RAW_PAGES_DIR: elsewhere });
     try {
       const page = await request(other.app).get(`/v1/jobs/${id}/html`).set("Authorization", auth);
       expect(page.status).toBe(404);

@@ -5,7 +5,7 @@
  * (docs/RAW-PAGES.md).
  */
 import { DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, type _Object } from "@aws-sdk/client-s3";
-import { checkedLocation, partitionStart, type PageBlobs } from "./page-blobs.js";
+import { PageStoreUnavailableError, checkedLocation, partitionStart, type PageBlobs } from "./page-blobs.js";
 
 const HOUR_MS = 3_600_000;
 
@@ -49,12 +49,16 @@ export class S3PageBlobs implements PageBlobs {
   }
 
   async get(location: string): Promise<Buffer | null> {
+    const Key = this.o.prefix + checkedLocation(location);
     try {
-      const res = await this.client.send(new GetObjectCommand({ Bucket: this.o.bucket, Key: this.o.prefix + checkedLocation(location) }));
+      const res = await this.client.send(new GetObjectCommand({ Bucket: this.o.bucket, Key }));
       return Buffer.from(await res.Body!.transformToByteArray());
     } catch (err) {
-      const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
-      if (e.name === "NoSuchKey" || e.$metadata?.httpStatusCode === 404) return null;
+      const e = err as Error & { $metadata?: { httpStatusCode?: number } };
+      const status = e.$metadata?.httpStatusCode;
+      if (e.name === "NoSuchKey" || status === 404) return null;
+      // No answer at all (not reached, or not in time), or the server's own failure, after the SDK's retries.
+      if (e.name !== "CredentialsProviderError" && (status === undefined || status >= 500)) throw new PageStoreUnavailableError(this.where, e);
       throw err;
     }
   }

@@ -22,6 +22,14 @@ export interface PageBlobs {
   close(): void;
 }
 
+/** The page store could not be reached or did not answer in time (the bucket's server is down): worth a retry. */
+export class PageStoreUnavailableError extends Error {
+  constructor(where: string, cause: Error) {
+    super(`the page store (${where}) is not answering: ${cause.message}`, { cause });
+    this.name = "PageStoreUnavailableError";
+  }
+}
+
 const HOUR_MS = 3_600_000;
 const SAFE_ID = /^[A-Za-z0-9_-]{1,100}$/;
 /** `2026-11-27/03/job_01J….html.br` */

@@ -6,11 +6,13 @@
  * location in Redis (a real one, under a prefix of its own).
  */
 import { randomBytes } from "node:crypto";
+import { createServer } from "node:net";
+import type { AddressInfo } from "node:net";
 import { mkdtempSync, readdirSync, rmSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
-import { FolderPageBlobs, RawPageMissingError, compressPage, RawPageStore, S3PageBlobs, checkRawPagesEnv, keySpace, openPageBlobs, pageLocation, rawPagesEnv, type PageBlobs } from "@serp/store";
+import { FolderPageBlobs, PageStoreUnavailableError, RawPageMissingError, compressPage, RawPageStore, S3PageBlobs, checkRawPagesEnv, keySpace, openPageBlobs, pageLocation, rawPagesEnv, type PageBlobs } from "@serp/store";
 import { startS3, type LocalS3 } from "../../../test/support/s3.js";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -118,6 +120,18 @@ test("the folder writes through a temporary file renamed into place, and leaves 
   // A write that cannot land (its partition is a file) fails and leaves nothing.
   const blocked = new FolderPageBlobs(join(dir, "2026-11-27", "03", "job_0.html.br"));
   await expect(blocked.put(pageLocation("job_x", NOW), bytes(10))).rejects.toThrow();
+});
+
+test("a bucket nobody answers for is PageStoreUnavailableError (a 503 to the API), not a missing page", async () => {
+  const closed = createServer();
+  await new Promise<void>((ok) => closed.listen(0, "127.0.0.1", ok));
+  const { port } = closed.address() as AddressInfo;
+  await new Promise((ok) => closed.close(ok));
+  const blobs = openPageBlobs(rawPagesEnv.parse({ ...s3.env("raw/"), RAW_PAGES_S3_ENDPOINT: `http://127.0.0.1:${port}` }));
+  const err = await blobs.get(pageLocation("job_a", NOW)).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(PageStoreUnavailableError);
+  expect((err as Error).message).toMatch(/ECONNREFUSED/);
+  blobs.close();
 });
 
 test("a bucket refuses an unknown access key: the settings' credentials are the ones sent (s3rver checks the key id, not V4 signatures)", async () => {

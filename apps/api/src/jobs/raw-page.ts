@@ -8,7 +8,7 @@
  */
 import type { Request, Response } from "express";
 import { ApiError } from "@serp/shared";
-import { RAW_PAGE_ENCODING, RawPageMissingError, decompressPage, type JobRecord, type KeptPage, type RawPageStore } from "@serp/store";
+import { PageStoreUnavailableError, RAW_PAGE_ENCODING, RawPageMissingError, decompressPage, type JobRecord, type KeptPage, type RawPageStore } from "@serp/store";
 
 /**
  * The worker keeps the page just after the job settles (compressing it takes a few ms), so a reader
@@ -66,7 +66,8 @@ async function readPage(store: RawPageStore, source: string, id: string, what: s
       const hint = store.blobs.kind === "folder" ? ": the API and the workers must share RAW_PAGES_DIR, or keep pages in a bucket (RAW_PAGES_S3_BUCKET)" : "";
       throw new ApiError("not_found", `The page of ${what} ${id} is gone from the page store${hint}`);
     }
-    // A page store that cannot be reached is a 503 like Redis (errors.ts); a refusal (credentials) a logged 500.
+    if (err instanceof PageStoreUnavailableError) throw new ApiError("unavailable", "The page store is not answering; try again shortly", undefined, 2);
+    // A refusal (credentials, permissions) is the operator's to fix: a logged 500.
     throw err;
   }
 }
