@@ -29,6 +29,8 @@ const decompress = promisify(brotliDecompress);
 export const DEFAULT_RAW_HTML_RETENTION_SECONDS = 3600;
 /** RAW_PAGES_DIR unset: this folder in the working directory (npm start: the project's). */
 export const DEFAULT_RAW_PAGES_DIR = ".raw-pages";
+/** How long after its record a page's bytes may stay (RawPageStore.sweep). */
+const SWEEP_GRACE_MS = 2_000;
 /** The Content-Encoding of the stored bytes. */
 export const RAW_PAGE_ENCODING = "br";
 const BROTLI_QUALITY = 2;
@@ -181,8 +183,12 @@ export class RawPageStore {
     return this.redis.zrangebyscore(this.keys.rawPages(), fromMs, "+inf");
   }
 
-  /** Deletes the pages past their retention from the page store (the workers' sweeper, one process at a time). */
+  /**
+   * Deletes the pages past their retention from the page store (the workers' sweeper, one process at
+   * a time), a moment after their records expire: a record's expiry starts just after its page is
+   * written, and a bucket dates objects to the second.
+   */
   sweep(now = Date.now()): Promise<number> {
-    return this.blobs.sweep(now - this.retentionSeconds * 1000);
+    return this.blobs.sweep(now - this.retentionSeconds * 1000 - SWEEP_GRACE_MS);
   }
 }
