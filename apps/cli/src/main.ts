@@ -77,7 +77,8 @@ Environment: REDIS_URL (unset: the Redis a running npm start recorded in REDIS_D
 else redis://127.0.0.1:6379; stderr says which), DATABASE_URL (unset: the PostgreSQL a running npm start
 recorded in PG_DATA_DIR, default .pg-data/, else none), SERP_PREFIX (default serp), and the API's defaults
 RATE_LIMIT_PER_MINUTE (default ${DEFAULT_RATE_LIMIT_PER_MINUTE}) and MAX_JOBS_IN_FLIGHT (default ${DEFAULT_MAX_JOBS_IN_FLIGHT}); the canary reads the
-workers' upstream settings (UPSTREAM_BASE_URL, UPSTREAM_PROFILES_FILE, UPSTREAM_PROXIES, UPSTREAM_CA_FILE…).`;
+workers' upstream settings (UPSTREAM_BASE_URL, UPSTREAM_PROFILES_FILE, UPSTREAM_PROXIES, UPSTREAM_CA_FILE…), and reparse
+the workers' page store (RAW_PAGES_DIR, default .raw-pages/, or RAW_PAGES_S3_BUCKET and its settings: docs/RAW-PAGES.md).`;
 
 const OPTIONS = {
   name: { type: "string" }, pack: { type: "string" }, credits: { type: "string" }, account: { type: "string" },
