@@ -76,6 +76,10 @@ RUN apt-get update \
 WORKDIR /app
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# Kept upstream pages (RAW_PAGES_DIR), the one folder the process writes: a volume shared with the
+# API goes here, and a new named volume takes this folder's owner.
+ENV RAW_PAGES_DIR=/data/raw-pages
+RUN mkdir -p /data/raw-pages && chown node:node /data/raw-pages
 USER node
 EXPOSE 9100
 STOPSIGNAL SIGTERM
@@ -88,6 +92,9 @@ WORKDIR /app
 # Owned by root and read-only to the process: the service never writes its own code or modules.
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# Kept upstream pages (RAW_PAGES_DIR), read by the API and written by workers run from this image.
+ENV RAW_PAGES_DIR=/data/raw-pages
+RUN mkdir -p /data/raw-pages && chown node:node /data/raw-pages
 # The unprivileged user the official Node images ship (uid 1000).
 USER node
 EXPOSE 3000 9100

@@ -86,7 +86,10 @@ What each one measures:
 4. **Extraction** (\`bench/extraction.ts\`): every captured page through its kind's parser vs a bare
    \`parse5.parse\` of the same page (the run prints per-page figures).
 5. **Memory** (\`bench/memory.ts\`): Redis \`MEMORY USAGE\` of retained completed web-search job records
-   vs the size of their result JSON.
+   vs the size of their result JSON. Then, with pages kept (docs/RAW-PAGES.md), every key of the
+   stack per job with the pages in the page store (a folder) vs the same jobs with each page's bytes
+   put back into its Redis record, as pages were kept before the page store; the page record's share
+   alone; and Redis's \`used_memory\` grown per job over the same two steps.
 6. **Transports** (\`bench/transports.ts\`): the same captured page over TLS from the replay upstream
    (its own process), one request at a time in alternating blocks: the impersonating transport (impit,
    Chrome 151's ClientHello and HTTP/2) vs got over Node's TLS, latency p50/p99 and this process's CPU
@@ -114,8 +117,9 @@ What each one measures:
    (the result's blocks gzipped, with its fetch time, source job and upstream URL) for every captured
    web results page vs the size of its result JSON.
 9. **Raw pages** (\`bench/raw-pages.ts\`): every captured page kept as a worker keeps it (brotli at
-   quality 2, one MULTI), then Redis \`MEMORY USAGE\` of its key vs the page's size as received: the
-   bytes kept per job for RAW_HTML_RETENTION_SECONDS. Then the compression per page on libuv's pool,
+   quality 2 into the page store, a folder here, then its record in one MULTI): its compressed size vs
+   its size as received, the bytes kept per job for RAW_HTML_RETENTION_SECONDS; and Redis
+   \`MEMORY USAGE\` of its record (where the page is) vs the same record holding the bytes too. Then the compression per page on libuv's pool,
    quality 2 (kept) against quality 5, alternating page by page. Pages carry inline images that
    hardly compress, so every quality lands near 3.5–4×; quality 2 costs well under half of quality 5.
    The worker compresses once the job is settled, off the live answer's path (row 2 runs with it on).

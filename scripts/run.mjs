@@ -28,6 +28,8 @@ import { EXIT_CONFIG, Supervised, surviveLostOutput, watchParent } from "./super
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const PNPM = ["--yes", "pnpm@10.34.8"];
 const say = (msg) => console.log(`[run] ${msg}`);
+/** Where npm start keeps upstream pages when RAW_PAGES_DIR is unset (the store's default, resolved against the project). */
+const DEFAULT_RAW_PAGES_DIR = ".raw-pages";
 
 function sh(cmd, args, opts = {}) {
   const r = spawnSync(cmd, args, { stdio: "inherit", cwd: root, ...opts });
@@ -117,6 +119,12 @@ async function start() {
     env.DATABASE_URL = pgKeeper.url;
     say(`DATABASE_URL is not set: ${how(pgKeeper, "PostgreSQL")} (data in ${dataDir}; npm run cli finds it there)`);
   }
+  // Kept upstream pages go to a folder the API and the workers share, the project's unless set
+  // (docs/RAW-PAGES.md); a bucket (RAW_PAGES_S3_BUCKET) takes its place when named.
+  if (!env.RAW_PAGES_S3_BUCKET) {
+    env.RAW_PAGES_DIR = resolve(root, env.RAW_PAGES_DIR || DEFAULT_RAW_PAGES_DIR);
+    say(`raw pages kept in ${env.RAW_PAGES_DIR}`);
+  }
   const keepers = [keeper, pgKeeper].filter(Boolean);
   // Each app in a process group of its own: a terminal's Ctrl-C reaches this process only, which
   // stops them once (a second signal would force them). The guard stops them if this process dies.
@@ -179,6 +187,9 @@ async function test(args) {
   }
   const pg = await privatePostgres(env, "TEST_DATABASE_URL", "serp-test-pg-");
   if (pg) say(`tests use a private PostgreSQL at ${pg.url}`);
+  // Apps a test starts as processes keep their pages here, not in the project's folder.
+  const pagesDir = env.RAW_PAGES_DIR ? undefined : mkdtempSync(join(tmpdir(), "serp-test-pages-"));
+  if (pagesDir) env.RAW_PAGES_DIR = pagesDir;
   const r = spawnSync(
     process.execPath,
     ["--experimental-vm-modules", "--no-warnings=ExperimentalWarning", "node_modules/jest/bin/jest.js", ...args],
@@ -187,6 +198,7 @@ async function test(args) {
   await pg?.stop();
   redis?.child.kill("SIGTERM");
   if (dir) rmSync(dir, { recursive: true, force: true });
+  if (pagesDir) rmSync(pagesDir, { recursive: true, force: true });
   process.exit(r.status ?? 1);
 }
 

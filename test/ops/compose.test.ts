@@ -100,6 +100,15 @@ d("docker-compose.yml", () => {
     expect(services.api!.build).toEqual({ context: ".", target: "runtime" });
   });
 
+  test("the API and every worker pool share one volume of kept pages, where the image points RAW_PAGES_DIR", () => {
+    for (const name of ["api", ...workers]) expect([name, services[name]!.volumes]).toEqual([name, ["raw-pages:/data/raw-pages"]]);
+    expect(file.volumes).toHaveProperty("raw-pages");
+    const dockerfile = readFileSync(join(ROOT, "Dockerfile"), "utf8");
+    // Both images that run apps (worker and runtime) set it, and own the folder the volume takes its owner from.
+    expect(dockerfile.match(/^ENV RAW_PAGES_DIR=\/data\/raw-pages$/gm)).toHaveLength(2);
+    expect(dockerfile.match(/^RUN mkdir -p \/data\/raw-pages && chown node:node \/data\/raw-pages$/gm)).toHaveLength(2);
+  });
+
   test("stop grace periods outlast the apps' own shutdown deadlines", () => {
     // API: live deadline (60 s by default) + 5 s to answer requests in flight.
     expect(seconds(services.api!.stop_grace_period)).toBeGreaterThan(65);

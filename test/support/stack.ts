@@ -3,7 +3,9 @@
  * upstream, on the real Redis the test command started (REDIS_URL), under a key prefix of its own.
  */
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { pino, type Logger } from "pino";
 import { Redis } from "ioredis";
 import { loadEnv } from "@serp/api/env";
@@ -12,7 +14,7 @@ import { startReplayServer, type ReplayOptions, type ReplayServer } from "@serp/
 import type { QueueName } from "@serp/shared";
 import { createUpstream, profileTable, shippedProfilesFile, type UpstreamDeps, type UpstreamOptions } from "@serp/upstream";
 import { createWorkerRuntime, type WebhookOptions, type WorkerRuntime, type WorkerRuntimeOptions } from "@serp/worker/runtime";
-import { createPgPool, migrate, withSchema } from "@serp/store";
+import { createPgPool, migrate, openPageBlobs, withSchema } from "@serp/store";
 import { FIXTURES_DIR, GEOTARGETS_DIR, fixturesAvailable, geotargetsAvailable } from "../../packages/upstream/test/fixtures-dir.js";
 
 export { FIXTURES_DIR, fixturesAvailable, geotargetsAvailable };
@@ -65,6 +67,8 @@ export interface StackOptions {
   workerMetrics?: WorkerRuntimeOptions["metrics"];
   /** The workers' sweeper of jobs never queued (createWorkerRuntime's `sweep`; its defaults unless set). */
   sweep?: WorkerRuntimeOptions["sweep"];
+  /** The workers' sweeper of pages past their retention (createWorkerRuntime's `rawPageSweep`; its defaults unless set). */
+  rawPageSweep?: WorkerRuntimeOptions["rawPageSweep"];
 }
 
 export interface Stack {
@@ -74,6 +78,8 @@ export interface Stack {
   replay: ReplayServer;
   prefix: string;
   redis: Redis;
+  /** The folder of kept pages the API and workers share (a temporary one unless env sets RAW_PAGES_DIR), when no bucket is set. */
+  rawPagesDir?: string;
   /** The stack's PostgreSQL URL (its own schema on the search_path), when it has one. */
   databaseUrl?: string;
   /** A new account holding `credits`, and a key for it. */
@@ -102,7 +108,11 @@ export async function startStack(o: StackOptions = {}): Promise<Stack> {
   const databaseUrl = pgBase ? withSchema(pgBase, prefix) : undefined;
   // Migrated once here; the API and worker runtimes find nothing left to do.
   if (databaseUrl) await migrate(databaseUrl);
-  const env = loadEnv({ REDIS_URL: redisUrl, SERP_PREFIX: prefix, LOG_LEVEL: "silent", ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}), ...o.env });
+  // Kept pages in a folder of the stack's own, removed at close, unless the test names a folder or a bucket.
+  const tempPages = o.env?.RAW_PAGES_DIR || o.env?.RAW_PAGES_S3_BUCKET ? undefined : mkdtempSync(join(tmpdir(), `serp-pages-${prefix}-`));
+  const env = loadEnv({
+    REDIS_URL: redisUrl, SERP_PREFIX: prefix, LOG_LEVEL: "silent", ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}), ...(tempPages ? { RAW_PAGES_DIR: tempPages } : {}), ...o.env,
+  });
   const api = await createApiRuntime(env, o.apiLogger ?? silent, upstream.locations);
   const queues = o.workerQueues ?? ["live", "fast", "regular"];
   const worker = queues.length
@@ -114,6 +124,8 @@ export async function startStack(o: StackOptions = {}): Promise<Stack> {
         concurrency: o.concurrency ?? 8,
         retentionSeconds: env.JOB_RETENTION_SECONDS,
         rawHtmlRetentionSeconds: env.RAW_HTML_RETENTION_SECONDS,
+        pageBlobs: openPageBlobs(env),
+        rawPageSweep: o.rawPageSweep,
         cache: { ttlSeconds: env.CACHE_TTL_SECONDS, hitCredits: env.CACHE_HIT_CREDITS, scope: env.CACHE_SCOPE },
         scraper: upstream,
         logger: silent,
@@ -135,6 +147,7 @@ export async function startStack(o: StackOptions = {}): Promise<Stack> {
     prefix,
     redis,
     databaseUrl,
+    rawPagesDir: env.RAW_PAGES_S3_BUCKET ? undefined : env.RAW_PAGES_DIR,
     async account(credits = 100) {
       const acct = await api.accounts.create("test");
       const { key } = await api.accounts.createKey(acct.id);
@@ -156,6 +169,7 @@ export async function startStack(o: StackOptions = {}): Promise<Stack> {
         } while (cursor !== "0");
       }
       redis.disconnect();
+      if (tempPages) rmSync(tempPages, { recursive: true, force: true });
       if (databaseUrl) {
         const pool = createPgPool(pgBase!, "test-stack", () => undefined);
         await pool.query(`DROP SCHEMA IF EXISTS "${prefix}" CASCADE`).finally(() => pool.end());

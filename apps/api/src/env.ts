@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { envProblems, processEnv } from "@serp/shared";
-import { limitsEnv, storeEnv } from "@serp/store";
+import { checkRawPagesEnv, limitsEnv, storeEnv } from "@serp/store";
 import { locationsEnv } from "@serp/upstream";
 
 /** The API's own settings; the store's, the limits, the location list and LOG_LEVEL come from their packages' fragments. */
@@ -24,7 +24,7 @@ const apiEnv = z.object({
 });
 
 /** Settings the API reads, validated once at boot (fails before a port is opened). */
-const schema = z.object({ ...storeEnv.shape, ...limitsEnv.shape, ...locationsEnv.shape, ...processEnv.shape, ...apiEnv.shape });
+const schema = z.object({ ...storeEnv.shape, ...limitsEnv.shape, ...locationsEnv.shape, ...processEnv.shape, ...apiEnv.shape }).superRefine(checkRawPagesEnv);
 export type ApiEnv = Readonly<z.infer<typeof schema>>;
 
 /**

@@ -3,7 +3,7 @@ import type { Queue } from "bullmq";
 import type { Logger } from "pino";
 import { createMetrics } from "@serp/metrics";
 import { Closers, countryOfLocationName, type QueueName } from "@serp/shared";
-import { AccountStore, createRedis, IdempotencyKeys, JobArchive, JobStore, keySpace, openPostgres, openScrapeQueues, PostgresUnavailableError, RawPageStore, ResultCache, waitReady } from "@serp/store";
+import { AccountStore, createRedis, IdempotencyKeys, JobArchive, JobStore, keySpace, openPostgres, openPageBlobs, openScrapeQueues, PostgresUnavailableError, RawPageStore, ResultCache, waitReady } from "@serp/store";
 import { createApp } from "./app.js";
 import type { AppContext } from "./context.js";
 import type { ApiEnv } from "./env.js";
@@ -61,7 +61,9 @@ export async function createApiRuntime(env: ApiEnv, logger: Logger, locationChec
     cache: { store: new ResultCache(redis, keys, { ttlSeconds: env.CACHE_TTL_SECONDS, scope: env.CACHE_SCOPE }), hitCredits: env.CACHE_HIT_CREDITS },
     metrics,
   });
-  const rawPages = new RawPageStore(redis, keys, env.RAW_HTML_RETENTION_SECONDS);
+  const blobs = openPageBlobs(env);
+  closers.add("page store", () => blobs.close());
+  const rawPages = new RawPageStore(redis, keys, blobs, env.RAW_HTML_RETENTION_SECONDS);
   const ctx: AppContext = { env, logger, metrics, redis, keys, jobs, accounts, queues, jobService, locations, rateLimit: limits.rateLimit, rawPages, pg };
   const app = createApp(ctx);
   return { app, ctx, redis, keys, jobs, accounts, queues, waiter, jobService, closers, pg };

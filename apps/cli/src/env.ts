@@ -5,9 +5,9 @@
  * canary reads the workers' upstream settings (`readUpstreamEnv`, the upstream's fragment).
  */
 import { envProblems } from "@serp/shared";
-import { limitsEnv, storeEnv } from "@serp/store";
+import { checkRawPagesEnv, limitsEnv, rawPagesEnv, storeEnv } from "@serp/store";
 
-const schema = storeEnv.pick({ SERP_PREFIX: true }).extend(limitsEnv.shape);
+const schema = storeEnv.pick({ SERP_PREFIX: true }).extend(limitsEnv.shape).extend(rawPagesEnv.shape).superRefine(checkRawPagesEnv);
 export type CliEnv = Readonly<ReturnType<typeof schema.parse>>;
 
 /** Throws one message naming each refused setting (the CLI prints it with its usage, exit code 2). */

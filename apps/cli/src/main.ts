@@ -18,6 +18,7 @@ import {
   JobStore,
   keySpace,
   RawPageStore,
+  openPageBlobs,
   rebuild,
   reconcile,
   resolveLimits,
@@ -76,7 +77,8 @@ Environment: REDIS_URL (unset: the Redis a running npm start recorded in REDIS_D
 else redis://127.0.0.1:6379; stderr says which), DATABASE_URL (unset: the PostgreSQL a running npm start
 recorded in PG_DATA_DIR, default .pg-data/, else none), SERP_PREFIX (default serp), and the API's defaults
 RATE_LIMIT_PER_MINUTE (default ${DEFAULT_RATE_LIMIT_PER_MINUTE}) and MAX_JOBS_IN_FLIGHT (default ${DEFAULT_MAX_JOBS_IN_FLIGHT}); the canary reads the
-workers' upstream settings (UPSTREAM_BASE_URL, UPSTREAM_PROFILES_FILE, UPSTREAM_PROXIES, UPSTREAM_CA_FILE…).`;
+workers' upstream settings (UPSTREAM_BASE_URL, UPSTREAM_PROFILES_FILE, UPSTREAM_PROXIES, UPSTREAM_CA_FILE…), and reparse
+the workers' page store (RAW_PAGES_DIR, default .raw-pages/, or RAW_PAGES_S3_BUCKET and its settings: docs/RAW-PAGES.md).`;
 
 const OPTIONS = {
   name: { type: "string" }, pack: { type: "string" }, credits: { type: "string" }, account: { type: "string" },
@@ -232,7 +234,8 @@ export async function runCli(argv: string[], out: (line: string) => void = conso
         // A job past its hot window in Redis is read from the PostgreSQL archive, as the API reads it (read only: the windows go unused).
         const jobs = new JobStore(redis, keys, 1);
         if (pg) jobs.readFromArchive(new JobArchive(pg, redis, keys, DEFAULT_JOB_HOT_SECONDS, 1));
-        const rows = await reparse(new RawPageStore(redis, keys), jobs, { sinceMs, endpoint, limit });
+        const blobs = openPageBlobs(env);
+        const rows = await reparse(new RawPageStore(redis, keys, blobs), jobs, { sinceMs, endpoint, limit }).finally(() => blobs.close());
         out(values.json ? JSON.stringify(rows, null, 2) : formatReparse(rows, sinceMs));
         return 0;
       }

@@ -5,7 +5,7 @@
  * first item that differs; a summary line last. Reads only: no job or result is changed.
  */
 import { buildResult, isEndpoint, type Endpoint, type JobResult } from "@serp/shared";
-import { decompressPage, type JobStore, type KeptPage, type RawPageStore } from "@serp/store";
+import { RawPageMissingError, decompressPage, type JobStore, type KeptPage, type RawPageStore } from "@serp/store";
 import { COVERAGE_THRESHOLDS, parsePage, understood, type Coverage } from "@serp/upstream";
 
 export interface ReparseOptions {
@@ -104,7 +104,11 @@ export async function reparse(pages: RawPageStore, jobs: JobStore, o: ReparseOpt
   // Oldest first; with a limit, the most recent ones of the kind asked for.
   const chosen: KeptPage[] = [];
   for (let i = ids.length - 1; i >= 0 && (o.limit === undefined || chosen.length < o.limit); i--) {
-    const page = await pages.compressed(ids[i]!);
+    // A page whose bytes are gone from the page store (swept early, another host's folder) is left out.
+    const page = await pages.compressed(ids[i]!).catch((err: Error) => {
+      if (err instanceof RawPageMissingError) return null;
+      throw err;
+    });
     if (page && (!o.endpoint || page.endpoint === o.endpoint)) chosen.unshift(page);
   }
   const rows: ReparseRow[] = [];

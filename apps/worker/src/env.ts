@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { envProblems, processEnv, QUEUES, type QueueName } from "@serp/shared";
-import { storeEnv } from "@serp/store";
+import { checkRawPagesEnv, storeEnv } from "@serp/store";
 import { upstreamEnv } from "@serp/upstream";
 import { WORKER_DEFAULTS } from "./defaults.js";
 import { SWEEPER_DEFAULTS } from "./sweeper.js";
@@ -52,7 +52,7 @@ const workerEnv = z.object({
 });
 
 /** Settings a worker process reads, validated once at boot. */
-const schema = z.object({ ...storeEnv.shape, ...upstreamEnv.shape, ...processEnv.shape, ...workerEnv.shape });
+const schema = z.object({ ...storeEnv.shape, ...upstreamEnv.shape, ...processEnv.shape, ...workerEnv.shape }).superRefine(checkRawPagesEnv);
 export type WorkerEnv = Readonly<z.infer<typeof schema>> & { WORKER_QUEUES: QueueName[] };
 
 /** The runtime's webhook options from the environment (createWorkerRuntime's `webhooks`). */

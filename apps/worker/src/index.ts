@@ -2,7 +2,7 @@ import type { Worker } from "bullmq";
 import { pino } from "pino";
 import { createMetrics } from "@serp/metrics";
 import { Closers, LogOutput, onShutdown } from "@serp/shared";
-import { createRedis, keySpace, RedisExitHealth, UpstreamStatusBoard } from "@serp/store";
+import { createRedis, keySpace, openPageBlobs, RedisExitHealth, UpstreamStatusBoard } from "@serp/store";
 import { CaptchaSolver, captchaOptionsOf, ConfigFileError, createUpstream, exitHealthOptionsOf, upstreamOptionsOf } from "@serp/upstream";
 import { drainWorkers, trackJobsInFlight } from "./drain.js";
 import { loadEnv, webhookOptions } from "./env.js";
@@ -126,6 +126,7 @@ const rt = await createWorkerRuntime({
   retentionSeconds: env.JOB_RETENTION_SECONDS,
   jobHotSeconds: env.JOB_HOT_SECONDS,
   rawHtmlRetentionSeconds: env.RAW_HTML_RETENTION_SECONDS,
+  pageBlobs: openPageBlobs(env),
   cache: { ttlSeconds: env.CACHE_TTL_SECONDS, hitCredits: env.CACHE_HIT_CREDITS, scope: env.CACHE_SCOPE },
   lockDurationMs: env.WORKER_LOCK_MS,
   sweep: { graceMs: env.JOB_SWEEP_GRACE_MS },

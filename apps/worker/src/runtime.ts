@@ -3,12 +3,13 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Metrics } from "@serp/metrics";
 import { Closers, JOB_ERRORS, type QueueName } from "@serp/shared";
-import { CacheFills, DEFAULT_JOB_HOT_SECONDS, DEFAULT_RAW_HTML_RETENTION_SECONDS, JobArchive, JobStore, LedgerDrainer, QUEUE_CATALOG, openScrapeQueues, RawPageStore, ResultCache, type CacheScope, createRedis, openPostgres, keySpace, waitReady, type KeySpace, type QueueHost } from "@serp/store";
+import { CacheFills, DEFAULT_JOB_HOT_SECONDS, DEFAULT_RAW_HTML_RETENTION_SECONDS, DEFAULT_RAW_PAGES_DIR, FolderPageBlobs, type PageBlobs, JobArchive, JobStore, LedgerDrainer, QUEUE_CATALOG, openScrapeQueues, RawPageStore, ResultCache, type CacheScope, createRedis, openPostgres, keySpace, waitReady, type KeySpace, type QueueHost } from "@serp/store";
 import { WORKER_DEFAULTS } from "./defaults.js";
 import { FairShare } from "./fair-share.js";
 import { RetryLater, createProcessor, type KnownJob, type Scraper } from "./processor.js";
 import type { WorkerCache } from "./cache.js";
 import { Sweeper, settleAbandoned, type SweeperOptions } from "./sweeper.js";
+import { RawPageSweeper, type RawPageSweeperOptions } from "./raw-page-sweeper.js";
 import { startWebhooks, type WebhookOptions } from "./webhooks/index.js";
 
 export type { WebhookOptions };
@@ -25,6 +26,10 @@ export interface WorkerRuntimeOptions {
   jobHotSeconds?: number;
   /** Seconds each completed job's upstream page is kept, compressed (RAW_HTML_RETENTION_SECONDS); 0 keeps none. Default 3600. */
   rawHtmlRetentionSeconds?: number;
+  /** Where the pages' bytes go (openPageBlobs: RAW_PAGES_DIR or RAW_PAGES_S3_BUCKET), closed with the runtime. Default: the folder .raw-pages. */
+  pageBlobs?: PageBlobs;
+  /** The sweeper of pages past their retention in the page store: its interval; false turns it off. */
+  rawPageSweep?: RawPageSweeperOptions | false;
   scraper: Scraper;
   logger: Logger;
   /**
@@ -101,7 +106,12 @@ export async function createWorkerRuntime(o: WorkerRuntimeOptions) {
   };
   const share = o.accountShare ?? WORKER_DEFAULTS.accountShare;
   const fairShare = share < 1 ? new FairShare(o.concurrency, share) : undefined;
-  const rawPages = new RawPageStore(store, keys, o.rawHtmlRetentionSeconds ?? DEFAULT_RAW_HTML_RETENTION_SECONDS);
+  const blobs = o.pageBlobs ?? new FolderPageBlobs(DEFAULT_RAW_PAGES_DIR);
+  // Before the scrape workers, so it closes after them (they keep pages until they stop).
+  closers.add("page store", () => blobs.close());
+  const rawPages = new RawPageStore(store, keys, blobs, o.rawHtmlRetentionSeconds ?? DEFAULT_RAW_HTML_RETENTION_SECONDS);
+  const pageSweeper = o.rawPageSweep === false || !rawPages.enabled ? undefined : new RawPageSweeper({ redis: store, keys, pages: rawPages, logger: o.logger }, o.rawPageSweep);
+  if (pageSweeper) closers.add("raw page sweeper", () => pageSweeper.stop());
   const cache = await resultCache(o, keys, store, closers);
   const processor = createProcessor({ jobs, scraper: o.scraper, logger: o.logger, metrics: o.metrics, onFinal, fairShare, rawPages, cache });
   const lockDuration = o.lockDurationMs ?? WORKER_DEFAULTS.lockDurationMs;
@@ -136,7 +146,8 @@ export async function createWorkerRuntime(o: WorkerRuntimeOptions) {
   });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   sweeper?.start();
-  return { workers, jobs, closers, store, keys, webhooks, pg, ledger, sweeper };
+  pageSweeper?.start();
+  return { workers, jobs, closers, store, keys, webhooks, pg, ledger, sweeper, rawPages, pageSweeper };
 }
 
 /** The drainer's state and delays into /metrics; its errors (PostgreSQL down) logged once per outage. */

@@ -7,12 +7,46 @@ import { z } from "zod";
 import { CACHE_SCOPES } from "./cache.js";
 import { DEFAULT_MAX_JOBS_IN_FLIGHT, DEFAULT_RATE_LIMIT_PER_MINUTE } from "./limits.js";
 import { DEFAULT_JOB_HOT_SECONDS } from "./pg/archive.js";
-import { DEFAULT_RAW_HTML_RETENTION_SECONDS } from "./raw-pages.js";
+import { DEFAULT_RAW_HTML_RETENTION_SECONDS, DEFAULT_RAW_PAGES_DIR } from "./raw-pages.js";
 
 /** The Redis a process uses when REDIS_URL is unset. */
 export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
 
 const count = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
+/** An empty value (`NAME=` in an .env file) is unset. */
+const unsetIfEmpty = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === "" ? undefined : v), schema);
+
+/**
+ * Where kept upstream pages' bytes go (Redis keeps only where each is): RAW_PAGES_DIR by default,
+ * or an S3-compatible bucket when RAW_PAGES_S3_BUCKET is set (docs/RAW-PAGES.md).
+ */
+export const rawPagesEnv = z.object({
+  /** The folder the API and the workers share on one host (relative: to the working directory). */
+  RAW_PAGES_DIR: z.string().min(1).default(DEFAULT_RAW_PAGES_DIR),
+  /** Set: pages go to this bucket instead, which any number of hosts share (required when the API and workers do not share a folder). */
+  RAW_PAGES_S3_BUCKET: unsetIfEmpty(z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, "RAW_PAGES_S3_BUCKET is an S3 bucket name").optional()),
+  /** An S3-compatible server (MinIO, R2, Ceph…); unset: AWS S3. */
+  RAW_PAGES_S3_ENDPOINT: unsetIfEmpty(z.string().url().optional()),
+  RAW_PAGES_S3_REGION: unsetIfEmpty(z.string().min(1).default("us-east-1")),
+  /** Both or neither; neither: the AWS SDK's own chain (AWS_ACCESS_KEY_ID…, an instance or pod role). */
+  RAW_PAGES_S3_ACCESS_KEY_ID: unsetIfEmpty(z.string().min(1).optional()),
+  RAW_PAGES_S3_SECRET_ACCESS_KEY: unsetIfEmpty(z.string().min(1).optional()),
+  /** Key prefix in the bucket, where the lifecycle rule points. */
+  RAW_PAGES_S3_PREFIX: unsetIfEmpty(z.string().regex(/^([A-Za-z0-9!_.*'()-]+\/)*$/, "RAW_PAGES_S3_PREFIX is empty or ends with /, such as raw/").default("raw/")),
+  /** The bucket in the URL's path rather than its host name; default: on when RAW_PAGES_S3_ENDPOINT is set. */
+  RAW_PAGES_S3_FORCE_PATH_STYLE: unsetIfEmpty(z.stringbool().optional()),
+});
+export type RawPagesEnv = z.infer<typeof rawPagesEnv>;
+
+/** What rawPagesEnv's fields cannot say one by one; each app's schema refines with it (`schema.superRefine(checkRawPagesEnv)`). */
+export function checkRawPagesEnv(env: Partial<RawPagesEnv>, ctx: z.RefinementCtx): void {
+  if (!env.RAW_PAGES_S3_ACCESS_KEY_ID !== !env.RAW_PAGES_S3_SECRET_ACCESS_KEY) {
+    ctx.addIssue({ code: "custom", path: ["RAW_PAGES_S3_ACCESS_KEY_ID"], message: "set with RAW_PAGES_S3_SECRET_ACCESS_KEY, or neither for the AWS SDK's own credentials" });
+  }
+  if (!env.RAW_PAGES_S3_BUCKET && (env.RAW_PAGES_S3_ENDPOINT || env.RAW_PAGES_S3_ACCESS_KEY_ID)) {
+    ctx.addIssue({ code: "custom", path: ["RAW_PAGES_S3_BUCKET"], message: "unset while other RAW_PAGES_S3_ settings are set: name the bucket, or pages go to RAW_PAGES_DIR" });
+  }
+}
 
 /** Where Redis and PostgreSQL are, and how long jobs, results and pages are kept: the API and the workers read the same. */
 export const storeEnv = z.object({
@@ -38,6 +72,7 @@ export const storeEnv = z.object({
   CACHE_HIT_CREDITS: z.coerce.number().int().min(0).max(1).default(1),
   /** Seconds each completed job's upstream page is kept, compressed (the workers keep it; the API serves it); 0 keeps none. */
   RAW_HTML_RETENTION_SECONDS: z.coerce.number().int().min(0).default(DEFAULT_RAW_HTML_RETENTION_SECONDS),
+  ...rawPagesEnv.shape,
   /** Accept postback URLs on loopback, private, link-local and CGNAT addresses: tests and private deployments only. */
   WEBHOOK_ALLOW_PRIVATE_TARGETS: z.stringbool().default(false),
 });

@@ -22,3 +22,5 @@ export * from "./ledger-stream.js";
 export * from "./pg/reconcile.js";
 export * from "./env.js";
 export * from "./exit-health.js";
+export * from "./page-blobs.js";
+export * from "./page-blobs-s3.js";

@@ -51,6 +51,8 @@ export function keySpace(prefix: string) {
     rawPage: (jobId: string) => `${prefix}:raw:${jobId}`,
     /** Job ids with a kept page, scored by when it was kept (ms): what `reparse` walks. */
     rawPages: () => `${prefix}:raw-pages`,
+    /** Held by the one worker process deleting pages past their retention from the page store, for one pass. */
+    rawSweepLock: () => `${prefix}:raw-pages:sweeper`,
     /** An exit's health (exit-health.ts): strikes, rest and probe, shared by every worker. */
     exitHealth: (pool: string, exit: string) => `${prefix}:exit:${pool}:${exit}`,
     /** The exits with a health record, scored by when it expires (ms): what `upstream proxies` lists. */

@@ -8,18 +8,29 @@
  * Brotli at quality 2, on libuv's thread pool (never on the event loop): result pages carry inline
  * images that hardly compress, so quality 2 keeps 3.7× and quality 5 4.0×, for well under half of
  * quality 5's CPU (about 4 ms a 630 KB page against 9; bench/raw-pages.ts). The stored bytes are
- * served as they are to a client that accepts `br`. In Redis a page takes about 190 KiB.
+ * served as they are to a client that accepts `br`.
+ *
+ * The bytes (about 190 KiB a page) go to a page store, a folder or an S3-compatible bucket
+ * (page-blobs.ts); Redis keeps only where each page is and what it is, a small hash expiring with
+ * the retention, so a page outlives neither its retention nor its record. docs/RAW-PAGES.md.
  */
 import { promisify } from "node:util";
 import { brotliCompress, brotliDecompress, constants } from "node:zlib";
 import type { Redis } from "ioredis";
 import type { Endpoint } from "@serp/shared";
 import type { KeySpace } from "./keys.js";
+import type { RawPagesEnv } from "./env.js";
+import { FolderPageBlobs, checkedLocation, pageLocation, type PageBlobs } from "./page-blobs.js";
+import { S3PageBlobs } from "./page-blobs-s3.js";
 
 const compress = promisify(brotliCompress);
 const decompress = promisify(brotliDecompress);
 
 export const DEFAULT_RAW_HTML_RETENTION_SECONDS = 3600;
+/** RAW_PAGES_DIR unset: this folder in the working directory (npm start: the project's). */
+export const DEFAULT_RAW_PAGES_DIR = ".raw-pages";
+/** How long after its record a page's bytes may stay (RawPageStore.sweep). */
+const SWEEP_GRACE_MS = 2_000;
 /** The Content-Encoding of the stored bytes. */
 export const RAW_PAGE_ENCODING = "br";
 const BROTLI_QUALITY = 2;
@@ -68,10 +79,42 @@ export async function decompressPage(data: Buffer): Promise<string> {
   return (await decompress(data)).toString("utf8");
 }
 
+/**
+ * A page whose record is still in Redis but whose bytes the page store does not have: swept early,
+ * deleted by hand, or written to another host's folder (the API and the workers must share
+ * RAW_PAGES_DIR, or use a bucket).
+ */
+export class RawPageMissingError extends Error {
+  constructor(
+    readonly jobId: string,
+    readonly where: string,
+  ) {
+    super(`the page of ${jobId} is recorded but not in the page store (${where})`);
+    this.name = "RawPageMissingError";
+  }
+}
+
+/** The page store the settings name (checked by checkRawPagesEnv): the bucket when RAW_PAGES_S3_BUCKET is set, else the folder. */
+export function openPageBlobs(env: RawPagesEnv): PageBlobs {
+  const bucket = env.RAW_PAGES_S3_BUCKET;
+  if (!bucket) return new FolderPageBlobs(env.RAW_PAGES_DIR);
+  return new S3PageBlobs({
+    bucket,
+    prefix: env.RAW_PAGES_S3_PREFIX,
+    endpoint: env.RAW_PAGES_S3_ENDPOINT,
+    region: env.RAW_PAGES_S3_REGION,
+    accessKeyId: env.RAW_PAGES_S3_ACCESS_KEY_ID,
+    secretAccessKey: env.RAW_PAGES_S3_SECRET_ACCESS_KEY,
+    forcePathStyle: env.RAW_PAGES_S3_FORCE_PATH_STYLE ?? Boolean(env.RAW_PAGES_S3_ENDPOINT),
+  });
+}
+
 export class RawPageStore {
   constructor(
     private readonly redis: Redis,
     private readonly keys: KeySpace,
+    /** Where the pages' bytes are. */
+    readonly blobs: PageBlobs,
     /** Seconds a page is kept; 0 keeps none. */
     readonly retentionSeconds: number = DEFAULT_RAW_HTML_RETENTION_SECONDS,
   ) {}
@@ -81,18 +124,21 @@ export class RawPageStore {
   }
 
   /**
-   * Compresses and stores a job's page with its retention, and indexes it by time for `reparse`
-   * (the index forgets what has expired as it goes). Nothing when pages are not kept.
+   * Compresses a job's page into the page store, then records where it is in Redis with its
+   * retention and indexes it by time for `reparse` (the index forgets what has expired as it goes):
+   * a record always names a page written whole. Nothing when pages are not kept.
    */
   async keep(jobId: string, endpoint: Endpoint, page: UpstreamPageText, now = Date.now()): Promise<KeptSize | undefined> {
     if (!this.enabled) return undefined;
     const data = await compressPage(page.body);
     const bytes = Buffer.byteLength(page.body, "utf8");
+    const loc = pageLocation(jobId, now);
+    await this.blobs.put(loc, data);
     const key = this.keys.rawPage(jobId);
     const index = this.keys.rawPages();
     const replies = await this.redis
       .multi()
-      .hset(key, { data, endpoint, type: page.contentType ?? defaultContentType(endpoint), bytes: String(bytes), at: String(now) })
+      .hset(key, { loc, endpoint, type: page.contentType ?? defaultContentType(endpoint), bytes: String(bytes), at: String(now) })
       .expire(key, this.retentionSeconds)
       .zadd(index, now, jobId)
       .zremrangebyscore(index, "-inf", `(${now - this.retentionSeconds * 1000}`)
@@ -103,17 +149,26 @@ export class RawPageStore {
     return { bytes, compressedBytes: data.length };
   }
 
-  /** The page still compressed (served as is to a client that accepts `br`); null when none is kept. */
+  /**
+   * The page still compressed (served as is to a client that accepts `br`); null when none is kept
+   * (never, or past its retention). Throws RawPageMissingError when its record outlived its bytes.
+   */
   async compressed(jobId: string): Promise<KeptPage | null> {
     const h = await this.redis.hgetallBuffer(this.keys.rawPage(jobId));
-    if (!h.data) return null;
+    const loc = h.loc?.toString();
+    // A record with the bytes in it: kept by a worker from before the page store, until its retention ends.
+    const data = loc ? await this.blobs.get(checkedLocation(loc)) : h.data;
+    if (!data) {
+      if (loc) throw new RawPageMissingError(jobId, this.blobs.where);
+      return null;
+    }
     return {
       jobId,
       endpoint: h.endpoint!.toString() as Endpoint,
       contentType: h.type?.toString() || "text/html; charset=utf-8",
       keptAt: Number(h.at?.toString() ?? 0),
       bytes: Number(h.bytes?.toString() ?? 0),
-      data: h.data,
+      data,
     };
   }
 
@@ -126,5 +181,14 @@ export class RawPageStore {
   /** Ids of the jobs whose page was kept at or after `fromMs`, oldest first. */
   async since(fromMs: number): Promise<string[]> {
     return this.redis.zrangebyscore(this.keys.rawPages(), fromMs, "+inf");
+  }
+
+  /**
+   * Deletes the pages past their retention from the page store (the workers' sweeper, one process at
+   * a time), a moment after their records expire: a record's expiry starts just after its page is
+   * written, and a bucket dates objects to the second.
+   */
+  sweep(now = Date.now()): Promise<number> {
+    return this.blobs.sweep(now - this.retentionSeconds * 1000 - SWEEP_GRACE_MS);
   }
 }

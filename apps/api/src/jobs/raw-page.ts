@@ -8,7 +8,7 @@
  */
 import type { Request, Response } from "express";
 import { ApiError } from "@serp/shared";
-import { RAW_PAGE_ENCODING, decompressPage, type JobRecord, type KeptPage, type RawPageStore } from "@serp/store";
+import { PageStoreUnavailableError, RAW_PAGE_ENCODING, RawPageMissingError, decompressPage, type JobRecord, type KeptPage, type RawPageStore } from "@serp/store";
 
 /**
  * The worker keeps the page just after the job settles (compressing it takes a few ms), so a reader
@@ -29,7 +29,10 @@ export function pageMayBeKept(record: JobRecord, retentionSeconds: number, now =
   return Date.parse(completedAt) + retentionSeconds * 1000 > now;
 }
 
-/** The kept page of a job the caller owns, or a 404 that says why there is none. */
+/**
+ * The kept page of a job the caller owns, or a 404 that says why there is none (never a 500 for a
+ * page that is gone).
+ */
 export async function rawPageOf(store: RawPageStore, record: JobRecord, what = "job"): Promise<KeptPage> {
   const { id, status, completedAt } = record.job;
   if (!store.enabled) throw new ApiError("not_found", "This service keeps no upstream pages");
@@ -38,19 +41,35 @@ export async function rawPageOf(store: RawPageStore, record: JobRecord, what = "
   }
   // A result answered from the cache was parsed from the page of the job that fetched it.
   const source = record.cachedFrom ?? id;
-  let page = await store.compressed(source);
+  const read = () => readPage(store, source, id, what);
+  let page = await read();
   // Not for a page whose retention has run out: it is gone, not late.
   if (!page && completedAt && Date.now() - Date.parse(completedAt) < Math.min(JUST_COMPLETED_MS, store.retentionSeconds * 1000)) {
     const until = Date.now() + WAIT_MS;
     while (!page && Date.now() < until) {
       await new Promise((r) => setTimeout(r, POLL_MS));
-      page = await store.compressed(source);
+      page = await read();
     }
   }
   if (!page) {
     throw new ApiError("not_found", `The page of ${what} ${id} is no longer kept (pages are kept ${store.retentionSeconds} s after completion)`);
   }
   return page;
+}
+
+async function readPage(store: RawPageStore, source: string, id: string, what: string): Promise<KeptPage | null> {
+  try {
+    return await store.compressed(source);
+  } catch (err) {
+    if (err instanceof RawPageMissingError) {
+      // The record outlived the bytes: swept early, or this API does not see the workers' folder.
+      const hint = store.blobs.kind === "folder" ? ": the API and the workers must share RAW_PAGES_DIR, or keep pages in a bucket (RAW_PAGES_S3_BUCKET)" : "";
+      throw new ApiError("not_found", `The page of ${what} ${id} is gone from the page store${hint}`);
+    }
+    if (err instanceof PageStoreUnavailableError) throw new ApiError("unavailable", "The page store is not answering; try again shortly", undefined, 2);
+    // A refusal (credentials, permissions) is the operator's to fix: a logged 500.
+    throw err;
+  }
 }
 
 export async function sendRawPage(req: Request, res: Response, page: KeptPage): Promise<void> {

@@ -1,0 +1,135 @@
+/**
+ * Where the kept upstream pages' bytes live (raw-pages.ts keeps only their location in Redis): a
+ * local folder (RAW_PAGES_DIR, the default) or an S3-compatible bucket (RAW_PAGES_S3_BUCKET,
+ * page-blobs-s3.ts). Both lay pages out by the UTC hour they were kept,
+ * `<yyyy-mm-dd>/<hh>/<jobId>.html.br`, so pages past their retention go a partition at a time
+ * (sweep) and a bucket lifecycle rule can match them by prefix. docs/RAW-PAGES.md.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdir, readFile, readdir, rename, rm, rmdir, stat, unlink, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+
+export interface PageBlobs {
+  readonly kind: "folder" | "s3";
+  /** Where the pages are, for logs and error messages: a folder path or `s3://bucket/prefix`. */
+  readonly where: string;
+  /** Stores a page's bytes at `location` (pageLocation), whole or not at all. */
+  put(location: string, data: Buffer): Promise<void>;
+  /** The bytes at `location`, or null when there are none (swept, or another host's folder). */
+  get(location: string): Promise<Buffer | null>;
+  /** Deletes every page kept before `cutoffMs`, oldest partition first; returns how many. */
+  sweep(cutoffMs: number): Promise<number>;
+  close(): void;
+}
+
+/** The page store could not be reached or did not answer in time (the bucket's server is down): worth a retry. */
+export class PageStoreUnavailableError extends Error {
+  constructor(where: string, cause: Error) {
+    super(`the page store (${where}) is not answering: ${cause.message}`, { cause });
+    this.name = "PageStoreUnavailableError";
+  }
+}
+
+const HOUR_MS = 3_600_000;
+const SAFE_ID = /^[A-Za-z0-9_-]{1,100}$/;
+/** `2026-11-27/03/job_01J….html.br` */
+const LOCATION = /^(\d{4}-\d{2}-\d{2})\/(\d{2})\/[A-Za-z0-9_-]{1,100}\.html\.br$/;
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const HOUR = /^\d{2}$/;
+
+/** Where a page kept at `atMs` is stored: its UTC hour's partition, then the job id. */
+export function pageLocation(jobId: string, atMs: number): string {
+  if (!SAFE_ID.test(jobId)) throw new Error(`not a job id: ${jobId.slice(0, 100)}`);
+  const iso = new Date(atMs).toISOString();
+  return `${iso.slice(0, 10)}/${iso.slice(11, 13)}/${jobId}.html.br`;
+}
+
+/** The start (ms) of the hour partition `day/hh`, or undefined when the names are not one. */
+export function partitionStart(day: string, hour: string): number | undefined {
+  if (!DAY.test(day) || !HOUR.test(hour)) return undefined;
+  const t = Date.parse(`${day}T${hour}:00:00Z`);
+  return Number.isNaN(t) ? undefined : t;
+}
+
+/** A location read back from Redis, checked before it becomes a path or an object key. */
+export function checkedLocation(location: string): string {
+  if (!LOCATION.test(location)) throw new Error(`not a page location: ${location.slice(0, 200)}`);
+  return location;
+}
+
+/** Pages in a folder: on one host, shared by the API and the workers (a volume in compose). */
+export class FolderPageBlobs implements PageBlobs {
+  readonly kind = "folder";
+  readonly where: string;
+
+  constructor(dir: string) {
+    this.where = resolve(dir);
+  }
+
+  /** Written beside its place, then renamed over it: a reader sees the whole page or none. */
+  async put(location: string, data: Buffer): Promise<void> {
+    const path = join(this.where, checkedLocation(location));
+    const dir = path.slice(0, path.lastIndexOf("/"));
+    await mkdir(dir, { recursive: true });
+    const temp = join(dir, `.${randomBytes(6).toString("hex")}.tmp`);
+    try {
+      await writeFile(temp, data, { flag: "wx" });
+      await rename(temp, path);
+    } catch (err) {
+      await unlink(temp).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  async get(location: string): Promise<Buffer | null> {
+    try {
+      return await readFile(join(this.where, checkedLocation(location)));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+      throw err;
+    }
+  }
+
+  /**
+   * A partition whose hour ended before the cutoff goes whole; in the hour the cutoff falls in, the
+   * files written before it (a write that died half way leaves a temp file, swept the same way).
+   */
+  async sweep(cutoffMs: number): Promise<number> {
+    let deleted = 0;
+    for (const day of (await namesIn(this.where)).filter((d) => DAY.test(d)).sort()) {
+      const dayDir = join(this.where, day);
+      for (const hour of (await namesIn(dayDir)).sort()) {
+        const start = partitionStart(day, hour);
+        if (start === undefined) continue;
+        if (start > cutoffMs) return deleted;
+        const hourDir = join(dayDir, hour);
+        if (start + HOUR_MS <= cutoffMs) {
+          deleted += (await namesIn(hourDir)).filter((f) => !f.endsWith(".tmp")).length;
+          await rm(hourDir, { recursive: true, force: true });
+          continue;
+        }
+        for (const file of await namesIn(hourDir)) {
+          const path = join(hourDir, file);
+          const written = await stat(path).then((s) => s.mtimeMs, () => undefined);
+          if (written === undefined || written >= cutoffMs) continue;
+          await unlink(path).catch(() => undefined);
+          if (!file.endsWith(".tmp")) deleted++;
+        }
+      }
+      // Empty once its last hour went (another process may be writing into it: then it stays).
+      await rmdir(dayDir).catch(() => undefined);
+    }
+    return deleted;
+  }
+
+  close(): void {}
+}
+
+async function namesIn(dir: string): Promise<string[]> {
+  try {
+    return await readdir(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw err;
+  }
+}
