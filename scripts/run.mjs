@@ -101,7 +101,8 @@ async function start() {
     worker: msFrom(env, "WORKER_SHUTDOWN_TIMEOUT_MS", 25_000) + 5_000,
   };
   let keeper;
-  if (!env.REDIS_URL) {
+  // With REDIS_SENTINELS, the sentinels name the Redis (docs/REDIS.md): no private one.
+  if (!env.REDIS_URL && !env.REDIS_SENTINELS) {
     const dataDir = env.REDIS_DATA_DIR || DEFAULT_DATA_DIR;
     keeper = await startKeeper(resolve(root, dataDir), Math.max(grace.api, grace.worker) + 5_000);
     env.REDIS_URL = keeper.url;

@@ -3,12 +3,32 @@
  * acknowledged survives a restart). Never the shared Redis of the test run.
  */
 import type { ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, spawnRedis } from "../../scripts/redis.mjs";
 
 export { freePort };
+
+/**
+ * A free port below the kernel's ephemeral range (32768 and up on Linux), for a drill that binds a
+ * port again or names it ahead (an API after a restart, a Redis its sentinels know by port): a port
+ * from the ephemeral range could meanwhile be taken by any other suite's `listen(0)` or outgoing
+ * connection, which then answers (or refuses) in its place.
+ */
+export async function stablePort(): Promise<number> {
+  for (let i = 0; i < 200; i++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await new Promise<boolean>((ok) => {
+      const server = createServer();
+      server.once("error", () => ok(false));
+      server.listen(port, "127.0.0.1", () => server.close(() => ok(true)));
+    });
+    if (free) return port;
+  }
+  return freePort();
+}
 
 export class PrivateRedis {
   private child?: ChildProcess;
