@@ -48,6 +48,13 @@ export const storeEnv = z.object({
   REDIS_SENTINEL_USERNAME: z.string().min(1).optional(),
   REDIS_SENTINEL_PASSWORD: z.string().min(1).optional(),
   /**
+   * Replicas that must hold a submission before the API answers 202 (Redis WAIT; 0: answer at once).
+   * Replication is asynchronous: 1 with a Sentinel set, so an acknowledged job survives a failover.
+   */
+  REDIS_WAIT_REPLICAS: count(0),
+  /** How long a submission waits for them; past it, it is answered anyway (a replica is down) and a warning logged. */
+  REDIS_WAIT_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(500),
+  /**
    * PostgreSQL (postgres://…): the ledger, accounts and keys, and job history (npm start runs a private one when
    * unset). Unset here: no PostgreSQL, the ledger stays in its bounded Redis stream (tests and trials only).
    */

@@ -75,8 +75,10 @@ function credentialsOf(url: string): RedisOptions {
 /**
  * Every connection of every process (API, workers, BullMQ's, the CLI) is made here, so each one
  * follows a Sentinel failover: with sentinels, ioredis asks them for the primary at each
- * (re)connection, checks the server it reached is a primary, and drops the connection when a
- * sentinel announces a new one (`failoverDetector`), instead of waiting for the old one's socket.
+ * (re)connection and checks the server it reached is a primary. A dead primary's connections close;
+ * a demoted one's are closed by the sentinels (CLIENT KILL), and a write that still reaches it
+ * (READONLY) reconnects. ioredis's `failoverDetector` is left off: its sentinel subscriptions
+ * outlive the connection they watch (they kept reconnecting after quit()).
  */
 export function createRedis(target: RedisTarget, role: RedisRole, name?: string): Redis {
   const common: RedisOptions = {
@@ -98,9 +100,60 @@ export function createRedis(target: RedisTarget, role: RedisRole, name?: string)
     sentinelPassword: target.sentinelPassword,
     // Asking the sentinels again: quickly while they elect a new primary (a few seconds), never slower than every 2 s.
     sentinelRetryStrategy: (times) => Math.min(times * 100, 2_000),
-    sentinelMaxConnections: 3,
-    failoverDetector: true,
   });
+}
+
+/**
+ * Redis replication is asynchronous: a write the primary acknowledged but had not yet sent to a
+ * replica when it died is lost when that replica is promoted. `reached()` resolves once everything
+ * written before it was called (by any connection of this process) is on `replicas` replicas, by
+ * a marker write then WAIT on a connection of its own, so the caller's connection is never blocked.
+ * Concurrent callers share one round: while one is in flight, the next callers wait for the next.
+ *
+ * Resolves false when fewer replicas confirmed within `timeoutMs` (a replica down, or none yet
+ * after a failover): from then on callers are answered false at once, without waiting, while a
+ * round in the background checks again, until one succeeds. Rejects when Redis cannot be reached
+ * (the write may be lost).
+ */
+export class ReplicaBarrier {
+  private running: Promise<number> | undefined;
+  private next: Promise<number> | undefined;
+  private short = false;
+  private probing = false;
+  constructor(
+    private readonly redis: Redis,
+    private readonly markerKey: string,
+    readonly replicas: number,
+    readonly timeoutMs: number,
+  ) {}
+
+  async reached(): Promise<boolean> {
+    if (this.replicas <= 0) return true;
+    if (this.short) {
+      // Known short of replicas: no caller waits; one round at a time checks whether they are back.
+      if (!this.probing) {
+        this.probing = true;
+        void this.round().catch(() => undefined).finally(() => (this.probing = false));
+      }
+      return false;
+    }
+    this.next ??= (this.running ?? Promise.resolve(0))
+      .catch(() => 0)
+      .then(() => {
+        this.next = undefined;
+        this.running = this.round();
+        return this.running;
+      });
+    return (await this.next) >= this.replicas;
+  }
+
+  private async round(): Promise<number> {
+    // WAIT counts the writes of its own connection: the marker makes that everything written so far.
+    await this.redis.set(this.markerKey, Date.now(), "PX", 60_000);
+    const acked = await this.redis.wait(this.replicas, this.timeoutMs);
+    this.short = acked < this.replicas;
+    return acked;
+  }
 }
 
 /** Resolves once the connection is ready (or rejects after `timeoutMs`). */
