@@ -3,7 +3,9 @@
  * - GET /healthz: the process is alive (no dependency checked, so a Redis outage never restarts it);
  * - GET /readyz: Redis answers PING and every BullMQ worker of this process is running (not paused,
  *   not closing); else 503 `{error: {code: "unavailable", message}}` with Retry-After;
- * - GET /metrics: this process's Prometheus registry (job outcomes, latency, upstream, webhooks, credits).
+ * - GET /metrics: this process's Prometheus registry (job outcomes, latency, upstream, webhooks, credits),
+ *   behind METRICS_TOKEN when it is set (401 without it).
+ * It listens on HOST (loopback unless told otherwise) and logs the address it really listens on.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -11,6 +13,7 @@ import type { Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Metrics } from "@serp/metrics";
+import { presentsToken } from "@serp/shared";
 
 const PING_TIMEOUT_MS = 1_000;
 const RETRY_AFTER_S = 5;
@@ -20,7 +23,10 @@ export type ReadinessCheck = () => Promise<string | undefined>;
 
 export interface HealthServerOptions {
   port: number;
+  /** Default 127.0.0.1. */
   host?: string;
+  /** Closes /metrics (Bearer, or basic auth password). */
+  metricsToken?: string;
   registry: Metrics["registry"];
   ready: ReadinessCheck;
   logger: Logger;
@@ -40,10 +46,10 @@ export async function startHealthServer(o: HealthServerOptions): Promise<HealthS
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(o.port, o.host ?? "0.0.0.0", () => resolve());
+    server.listen(o.port, o.host ?? "127.0.0.1", () => resolve());
   });
-  const port = (server.address() as AddressInfo).port;
-  o.logger.info({ port }, "health server listening");
+  const { address, port } = server.address() as AddressInfo;
+  o.logger.info({ address, port }, `health server listening on http://${address.includes(":") ? `[${address}]` : address}:${port}`);
   return {
     port,
     close: () =>
@@ -67,6 +73,10 @@ async function handle(req: IncomingMessage, res: ServerResponse, o: HealthServer
     return sendJson(res, 503, { error: { code: "unavailable", message: reason } });
   }
   if (path === "/metrics") {
+    if (o.metricsToken && !presentsToken(req.headers.authorization, o.metricsToken)) {
+      res.setHeader("WWW-Authenticate", 'Basic realm="serp metrics", charset="UTF-8"');
+      return sendJson(res, 401, { error: { code: "unauthorized", message: "Metrics need the metrics token (METRICS_TOKEN: Bearer, or basic auth password)" } });
+    }
     const body = await o.registry.metrics();
     res.writeHead(200, { "Content-Type": o.registry.contentType, "Cache-Control": "no-store" });
     res.end(body);

@@ -87,6 +87,8 @@ const health: HealthServer | undefined =
     ? undefined
     : await startHealthServer({
         port: env.HEALTH_PORT,
+        host: env.HOST,
+        metricsToken: env.METRICS_TOKEN,
         registry: metrics.registry,
         logger,
         ready: async () => {
