@@ -31,7 +31,6 @@ import { fixturesAvailable, startStack, type Stack } from "../support/stack.js";
 import { Receiver } from "../webhooks/receiver.js";
 
 const d = fixturesAvailable ? describe : describe.skip;
-const dbg = (m: string) => process.env.DRILL_DEBUG && process.stderr.write(`[drill ${new Date().toISOString()}] ${m}\n`);
 
 const SUBMISSIONS = 200;
 const IN_FLIGHT = 32;
@@ -136,9 +135,7 @@ d("drill: the Redis primary SIGKILLed under submissions and webhooks, the sentin
   }, 60_000);
 
   afterAll(async () => {
-    dbg("afterAll");
     await stack?.close();
-    dbg("stack closed");
     await receiver?.close();
     watcher?.disconnect();
     for (const child of [...sentinels, primary, replica]) await stop(child);
@@ -190,7 +187,6 @@ d("drill: the Redis primary SIGKILLed under submissions and webhooks, the sentin
       if (++answered === SUBMISSIONS / 4 && !killed) {
         killedAt = performance.now();
         killed = stop(primary, "SIGKILL");
-        dbg("killed");
         probing = probe();
       }
     };
@@ -200,10 +196,8 @@ d("drill: the Redis primary SIGKILLed under submissions and webhooks, the sentin
         while (next < SUBMISSIONS) await submit(next++);
       }),
     );
-    dbg("submissions answered");
     await killed;
     await probing;
-    dbg("probe answered");
     expect(killedAt).toBeDefined();
 
     // Every key ends with a 202, and all its 202s name one job.
@@ -232,7 +226,6 @@ d("drill: the Redis primary SIGKILLed under submissions and webhooks, the sentin
       if (statuses.every((s) => s === "completed")) break;
       await new Promise((r) => setTimeout(r, 500));
     }
-    dbg("jobs final");
     const count = (s: string) => statuses.filter((x) => x === s).length;
     expect({ completed: count("completed"), pending: count("pending"), processing: count("processing"), failed: count("failed"), lost: count("lost") }).toEqual({
       completed: ids.length, pending: 0, processing: 0, failed: 0, lost: 0,
@@ -261,18 +254,6 @@ d("drill: the Redis primary SIGKILLed under submissions and webhooks, the sentin
     const delivered = receiver.at("/hook");
     const distinct = deliveredIds();
     const duplicates = delivered.length - distinct.size;
-    if (process.env.DRILL_DEBUG) {
-      const wallKill = Date.now() - (performance.now() - killedAt!);
-      const seen = new Map<string, number[]>();
-      for (const r of delivered) seen.set(r.headers["webhook-id"]!, [...(seen.get(r.headers["webhook-id"]!) ?? []), Math.round(r.at - wallKill)]);
-      const dup = [...seen.values()].filter((t) => t.length > 1);
-      dbg(`deliveries per job: ${JSON.stringify(Object.fromEntries([...new Set([...seen.values()].map((t) => t.length))].map((n) => [n, [...seen.values()].filter((t) => t.length === n).length])))}`);
-      dbg(`duplicated (ms after kill): ${JSON.stringify(dup.slice(0, 15))}`);
-      const dupIds = [...seen.entries()].filter(([, t]) => t.length > 1).slice(0, 3).map(([wid]) => JSON.parse(delivered.find((r) => r.headers["webhook-id"] === wid)!.body).job.id as string);
-      for (const id of dupIds) dbg(`${id}: ${JSON.stringify((await request(stack.api.app).get(`/v1/jobs/${id}/deliveries`).set("Authorization", auth)).body)}`);
-      const timeline = [...attempts.values()].flat().filter((a) => a.sent >= killedAt!).map((a) => [Math.round(a.sent - killedAt!), a.status, Math.round(a.at - a.sent)]);
-      dbg(`attempts after kill [sent, status, ms]: ${JSON.stringify(timeline.slice(0, 40))} … ${JSON.stringify(timeline.slice(-20))}`);
-    }
 
     const ms = (t: number) => `${Math.round(t)} ms`;
     console.log(
@@ -287,6 +268,9 @@ d("drill: the Redis primary SIGKILLed under submissions and webhooks, the sentin
       ].join("\n"),
     );
     expect(switchedAt).toBeDefined();
+    // Submissions are taken again a few seconds after the kill (down-after 1 s, then the election),
+    // not after an operator: the issue's service answered 503 for 60 s.
+    expect(firstOk - killedAt!).toBeLessThan(15_000);
     expect(distinct).toEqual(new Set(ids.map((id) => receiver.at("/hook").find((r) => JSON.parse(r.body).job.id === id)?.headers["webhook-id"])));
     expect(distinct.size).toBe(ids.length);
     expect(duplicates).toBe(0);
