@@ -68,7 +68,7 @@ if (ops.METRICS_PORT !== undefined) {
   });
   metricsServer.listen(ops.METRICS_PORT, env.HOST, () => {
     const { address, port } = listeningOn(metricsServer, ops.METRICS_PORT!);
-    logger.info({ address, port }, `metrics on ${urlOf(address, port)}/metrics${ops.METRICS_TOKEN ? " (METRICS_TOKEN)" : ""}`);
+    logger.info({ address, port }, `metrics on ${urlOf(address, port)}/metrics${ops.METRICS_TOKEN ? " (behind METRICS_TOKEN)" : ""}`);
   });
   rt.closers.add("metrics server", () => new Promise<void>((resolve) => {
     metricsServer.close(() => resolve());
