@@ -25,8 +25,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import request from "supertest";
-import { redisServerBinary, waitForRedis } from "../../scripts/redis.mjs";
-import { stablePort } from "../support/redis-server.js";
+import { waitForRedis } from "../../scripts/redis.mjs";
+import { spawnRedisNode, stablePort } from "../support/redis-server.js";
 import { fixturesAvailable, startStack, type Stack } from "../support/stack.js";
 import { Receiver } from "../webhooks/receiver.js";
 
@@ -35,18 +35,6 @@ const d = fixturesAvailable ? describe : describe.skip;
 const SUBMISSIONS = 200;
 const IN_FLIGHT = 32;
 const NAME = "serp-drill";
-
-/** redis-server as a managed Redis should run (docs/REDIS.md): append-only, no eviction; `replicaOf` makes it a replica. */
-function spawnRedisNode(port: number, dir: string, replicaOf?: number): Promise<ChildProcess> {
-  mkdirSync(dir, { recursive: true });
-  const child = spawn(
-    redisServerBinary(),
-    ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "yes", "--appendfsync", "everysec",
-      "--maxmemory-policy", "noeviction", "--logfile", join(dir, "redis.log"), ...(replicaOf ? ["--replicaof", "127.0.0.1", String(replicaOf)] : [])],
-    { stdio: "ignore" },
-  );
-  return waitForRedis(port, child, dir);
-}
 
 /** redis-sentinel watching the primary on `primary` (it rewrites its configuration file, so each has its own). */
 function spawnSentinel(port: number, dir: string, primary: number): Promise<ChildProcess> {

@@ -2,12 +2,12 @@
  * A private redis-server a test can stop and start again (append-only on, so what it
  * acknowledged survives a restart). Never the shared Redis of the test run.
  */
-import type { ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, spawnRedis } from "../../scripts/redis.mjs";
+import { freePort, redisServerBinary, spawnRedis, waitForRedis } from "../../scripts/redis.mjs";
 
 export { freePort };
 
@@ -28,6 +28,18 @@ export async function stablePort(): Promise<number> {
     if (free) return port;
   }
   return freePort();
+}
+
+/** redis-server as a managed Redis should run (docs/REDIS.md): append-only, no eviction; `replicaOf` makes it a replica. */
+export function spawnRedisNode(port: number, dir: string, replicaOf?: number): Promise<ChildProcess> {
+  mkdirSync(dir, { recursive: true });
+  const child = spawn(
+    redisServerBinary(),
+    ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "yes", "--appendfsync", "everysec",
+      "--maxmemory-policy", "noeviction", "--logfile", join(dir, "redis.log"), ...(replicaOf ? ["--replicaof", "127.0.0.1", String(replicaOf)] : [])],
+    { stdio: "ignore" },
+  );
+  return waitForRedis(port, child, dir);
 }
 
 export class PrivateRedis {
