@@ -2,13 +2,13 @@ import { createServer, type Server } from "node:http";
 import { pino } from "pino";
 import { LogOutput, onShutdown } from "@serp/shared";
 import { ConfigFileError, Locations } from "@serp/upstream";
+import { createMetricsApp } from "./app.js";
 import { publicBaseUrl } from "./compat/links.js";
 import { ConfigError, httpServerSettings, loadEnv, type ApiEnv } from "./env.js";
 import { drainable } from "./ops/http-shutdown.js";
 import { startDraining } from "./ops/readiness.js";
 import { loadOpsSettings, type OpsSettings } from "./ops/settings.js";
 import { createApiRuntime, ensureApiKeyAccount } from "./runtime.js";
-import { createMetricsApp } from "./app.js";
 
 /** Log lines go to standard output; a reader that stalls or is gone never holds the process up. */
 const output = new LogOutput();
