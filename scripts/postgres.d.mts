@@ -16,3 +16,8 @@ export interface PrivatePostgres {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 export function startPostgres(dir: string, options?: { fast?: boolean; port?: number }): Promise<PrivatePostgres>;
+export function findPostgresBinDir(options?: {
+  env?: Record<string, string | undefined>;
+  debian?: string;
+  homebrew?: string[];
+}): { dir: string; via: "PATH" | "pg_config --bindir" | "Debian" | "Homebrew" } | undefined;

@@ -1,8 +1,9 @@
 /**
  * Private PostgreSQL servers, for `npm start` (data in .pg-data/, kept), `npm test`, the benchmarks
  * and the drills (a temporary folder each), when DATABASE_URL is not given.
- * - Debian's `postgresql` package (apt-get installs it when missing and we are root); its binaries
- *   are in /usr/lib/postgresql/<version>/bin, the newest version found is used.
+ * - PostgreSQL where it is installed (findPostgresBinDir): on the PATH, where `pg_config --bindir`
+ *   says, Debian's /usr/lib/postgresql/<version>/bin or Homebrew's postgresql@<version>, the newest
+ *   version first; when there is none, Debian's `postgresql` package (apt-get installs it, as root).
  * - `initdb` into the data folder (trust authentication: the server listens on loopback only, and
  *   its Unix socket is inside the data folder), then `postgres` on a free loopback port.
  * - PostgreSQL refuses to run as root: when we are root, the data folder is given to the package's
@@ -10,8 +11,8 @@
  * Plain JavaScript with Node's standard library only: it runs before dependencies are installed.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, chownSync, existsSync, mkdirSync, openSync, readdirSync, closeSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { accessSync, chmodSync, chownSync, constants, existsSync, mkdirSync, openSync, readdirSync, realpathSync, closeSync, statSync } from "node:fs";
+import { delimiter, dirname, join, resolve } from "node:path";
 import { freePort } from "./redis.mjs";
 
 /** The data folder `npm start` keeps its private PostgreSQL in when PG_DATA_DIR is unset. */
@@ -23,29 +24,79 @@ export const DATABASE = "serp";
 
 const isRoot = () => process.getuid?.() === 0;
 
-function newestBinDir() {
-  const base = "/usr/lib/postgresql";
-  if (!existsSync(base)) return undefined;
-  const versions = readdirSync(base)
-    .filter((v) => existsSync(join(base, v, "bin", "postgres")))
-    .sort((a, b) => Number(b) - Number(a));
-  return versions.length ? join(base, versions[0], "bin") : undefined;
+/** An executable file at `path`. */
+function executable(path) {
+  try {
+    accessSync(path, constants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
 
-/** The folder holding initdb, postgres, pg_isready and psql: Debian's, installed with apt-get when missing and allowed (root). */
+/** A folder with the programs used here: initdb, postgres, pg_isready and psql. */
+const isBinDir = (dir) => Boolean(dir) && ["initdb", "postgres", "pg_isready", "psql"].every((p) => executable(join(dir, p)));
+
+/** `base`/<entry>/`sub` for each entry whose version (the digits after `prefix`) is a number, newest first. */
+function versionedDirs(base, prefix, sub) {
+  if (!existsSync(base)) return [];
+  const version = (name) => name.slice(prefix.length).split(".").map(Number);
+  return readdirSync(base)
+    .filter((name) => name.startsWith(prefix) && /^\d+(\.\d+)?$/.test(name.slice(prefix.length)))
+    .sort((a, b) => {
+      const [x, y] = [version(a), version(b)];
+      return y[0] - x[0] || (y[1] ?? 0) - (x[1] ?? 0);
+    })
+    .map((name) => join(base, name, sub));
+}
+
+/**
+ * Where PostgreSQL's programs are installed, and how that was found, trying in turn: the PATH (the
+ * folder of its initdb, or of the file a link there leads to), `pg_config --bindir`, Debian's /usr/lib/postgresql/<version>/bin
+ * and Homebrew's postgresql@<version> (Apple silicon, then Intel), the newest version first.
+ * Undefined when none has them. `o` replaces the places looked in (tests).
+ */
+export function findPostgresBinDir(o = {}) {
+  const env = o.env ?? process.env;
+  const debian = o.debian ?? "/usr/lib/postgresql";
+  const homebrew = o.homebrew ?? ["/opt/homebrew/opt", "/usr/local/opt"];
+  const path = (env.PATH ?? "").split(delimiter).filter(Boolean);
+  // initdb on the PATH, or where its link leads (a link in /usr/local/bin to an installation's bin).
+  for (const initdb of path.map((dir) => join(dir, "initdb")).filter(executable)) {
+    for (const dir of new Set([dirname(initdb), dirname(realpathSync(initdb))])) if (isBinDir(dir)) return { dir, via: "PATH" };
+  }
+  const pgConfig = path.map((dir) => join(dir, "pg_config")).find(executable);
+  if (pgConfig) {
+    const r = spawnSync(pgConfig, ["--bindir"], { encoding: "utf8", env });
+    const dir = r.status === 0 ? r.stdout.trim() : undefined;
+    if (isBinDir(dir)) return { dir, via: "pg_config --bindir" };
+  }
+  for (const dir of versionedDirs(debian, "", "bin")) if (isBinDir(dir)) return { dir, via: "Debian" };
+  for (const base of homebrew) {
+    for (const dir of [...versionedDirs(base, "postgresql@", "bin"), join(base, "postgresql", "bin")]) if (isBinDir(dir)) return { dir, via: "Homebrew" };
+  }
+  return undefined;
+}
+
+let found;
+/** The folder holding initdb, postgres, pg_isready and psql (findPostgresBinDir); Debian's installed with apt-get when none is and allowed (root). */
 export function postgresBinDir() {
-  let dir = newestBinDir();
-  if (dir) return dir;
-  if (isRoot() && spawnSync("sh", ["-c", "command -v apt-get"]).status === 0) {
+  if (found) return found.dir;
+  found = findPostgresBinDir();
+  if (!found && isRoot() && spawnSync("sh", ["-c", "command -v apt-get"]).status === 0) {
     console.log("[run] PostgreSQL not found: installing Debian's postgresql…");
     const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
     for (const args of [["update", "-qq"], ["install", "-y", "-qq", "postgresql"]]) {
       if (spawnSync("apt-get", args, { stdio: "inherit", env }).status !== 0) break;
     }
-    dir = newestBinDir();
+    found = findPostgresBinDir();
   }
-  if (!dir) throw new Error("PostgreSQL is needed: install it (apt-get install postgresql) or set DATABASE_URL");
-  return dir;
+  if (!found) {
+    throw new Error(
+      "PostgreSQL is needed: install it (apt-get install postgresql, brew install postgresql@17…) so that initdb is on the PATH or pg_config --bindir names it, or set DATABASE_URL",
+    );
+  }
+  return found.dir;
 }
 
 /** Spawn options that run a command as the `postgres` user when we are root (PostgreSQL refuses root). */

@@ -13,7 +13,9 @@
  *   npm test   → installs dependencies (and chromium) if needed, type-checks, starts a private
  *                redis-server (unless TEST_REDIS_URL is given) and a private PostgreSQL (unless
  *                TEST_DATABASE_URL is given; as DATABASE_URL for jest) and runs every test.
- * Uses only Node's standard library, since it runs before dependencies exist.
+ * `npm start` reads a .env in the repository root first, when there is one (scripts/env-file.mjs).
+ * Uses only Node's standard library, since it runs before dependencies exist (dotenv is imported
+ * once they are).
  */
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
@@ -21,6 +23,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { ensureChromium } from "./chromium.mjs";
+import { readEnvFile } from "./env-file.mjs";
 import { DEFAULT_DATA_DIR, freePort, spawnRedis } from "./redis.mjs";
 import { DEFAULT_DATA_DIR as DEFAULT_PG_DATA_DIR, startPostgres } from "./postgres.mjs";
 import { EXIT_CONFIG, Supervised, surviveLostOutput, watchParent } from "./supervise.mjs";
@@ -89,6 +92,12 @@ function how({ url, pid, tookOver, waitedMs }, label) {
 
 async function start() {
   ensureDependencies();
+  // Before anything reads a setting (the browser check below reads the upstream's).
+  const file = await readEnvFile(root);
+  if (file) {
+    const kept = file.overridden.length ? `; the environment's ${file.overridden.join(", ")} kept over it` : "";
+    say(`read settings from .env (${file.applied.length} set${kept})`);
+  }
   ensureChromium();
   const env = { ...process.env };
   // WORKER_PROCESSES=N: N worker processes, each supervised on its own; the i-th serves /metrics on HEALTH_PORT + i.
@@ -103,7 +112,8 @@ async function start() {
     worker: msFrom(env, "WORKER_SHUTDOWN_TIMEOUT_MS", 25_000) + 5_000,
   };
   let keeper;
-  if (!env.REDIS_URL) {
+  // With REDIS_SENTINELS, the sentinels name the Redis (docs/REDIS.md): no private one.
+  if (!env.REDIS_URL && !env.REDIS_SENTINELS) {
     const dataDir = env.REDIS_DATA_DIR || DEFAULT_DATA_DIR;
     keeper = await startKeeper(resolve(root, dataDir), Math.max(grace.api, grace.worker) + 5_000);
     env.REDIS_URL = keeper.url;

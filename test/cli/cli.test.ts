@@ -329,6 +329,17 @@ describe("which Redis the CLI uses", () => {
     });
   });
 
+  test("REDIS_SENTINELS: the primary the sentinels name, with REDIS_URL's password, whatever the file says", async () => {
+    writeFileSync(file(), `${REDIS_URL}\n`);
+    const chosen = await chooseRedis({
+      REDIS_URL: "redis://:s3cret@unused:6379", REDIS_DATA_DIR: dir, REDIS_SENTINELS: [{ host: "10.0.0.1", port: 26379 }], REDIS_SENTINEL_NAME: "cache",
+    });
+    expect(chosen).toEqual({
+      url: { url: "redis://:s3cret@unused:6379", sentinels: [{ host: "10.0.0.1", port: 26379 }], name: "cache" },
+      note: 'using Redis primary "cache" of sentinels 10.0.0.1:26379 (REDIS_SENTINELS)',
+    });
+  });
+
   test("without REDIS_URL: the Redis npm start named in REDIS_DATA_DIR/redis-url, when it answers", async () => {
     writeFileSync(file(), `${REDIS_URL}\n`);
     const chosen = await chooseRedis({ REDIS_DATA_DIR: dir });

@@ -7,12 +7,12 @@
  * The Redis runs use the test run's PostgreSQL (DATABASE_URL, faster); one run has the private
  * PostgreSQL, taken over after run.mjs is killed and started again after everything was.
  */
-import { createServer } from "node:net";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT, StopWaiting, freePort, statusOf, waitFor } from "../ops/support.js";
+import { stablePort } from "../support/redis-server.js";
 
 // Short drains, so that the old apps' deadlines fit in the drill: an API stops within
 // LIVE_DEADLINE_MS + 10 s at most, a worker within WORKER_SHUTDOWN_TIMEOUT_MS + 7 s.
@@ -168,24 +168,6 @@ afterAll(() => {
     rmSync(d.dir, { recursive: true, force: true });
   }
 });
-
-/**
- * A free port below the kernel's ephemeral range (32768 and up on Linux): each run of the drill binds
- * the same API port again, and between two runs a port from the ephemeral range could be taken by
- * any other suite's `listen(0)` or outgoing connection, which then answers (or refuses) in its place.
- */
-async function stablePort(): Promise<number> {
-  for (let i = 0; i < 200; i++) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
-    const free = await new Promise<boolean>((ok) => {
-      const server = createServer();
-      server.once("error", () => ok(false));
-      server.listen(port, "127.0.0.1", () => server.close(() => ok(true)));
-    });
-    if (free) return port;
-  }
-  return freePort();
-}
 
 async function ports(): Promise<Record<string, string>> {
   const [port, health, upstream] = [await stablePort(), await stablePort(), await freePort()];

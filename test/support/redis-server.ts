@@ -2,13 +2,45 @@
  * A private redis-server a test can stop and start again (append-only on, so what it
  * acknowledged survives a restart). Never the shared Redis of the test run.
  */
-import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, spawnRedis } from "../../scripts/redis.mjs";
+import { freePort, redisServerBinary, spawnRedis, waitForRedis } from "../../scripts/redis.mjs";
 
 export { freePort };
+
+/**
+ * A free port below the kernel's ephemeral range (32768 and up on Linux), for a drill that binds a
+ * port again or names it ahead (an API after a restart, a Redis its sentinels know by port): a port
+ * from the ephemeral range could meanwhile be taken by any other suite's `listen(0)` or outgoing
+ * connection, which then answers (or refuses) in its place.
+ */
+export async function stablePort(): Promise<number> {
+  for (let i = 0; i < 200; i++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await new Promise<boolean>((ok) => {
+      const server = createServer();
+      server.once("error", () => ok(false));
+      server.listen(port, "127.0.0.1", () => server.close(() => ok(true)));
+    });
+    if (free) return port;
+  }
+  return freePort();
+}
+
+/** redis-server as a managed Redis should run (docs/REDIS.md): append-only, no eviction; `replicaOf` makes it a replica. */
+export function spawnRedisNode(port: number, dir: string, replicaOf?: number): Promise<ChildProcess> {
+  mkdirSync(dir, { recursive: true });
+  const child = spawn(
+    redisServerBinary(),
+    ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "yes", "--appendfsync", "everysec",
+      "--maxmemory-policy", "noeviction", "--logfile", join(dir, "redis.log"), ...(replicaOf ? ["--replicaof", "127.0.0.1", String(replicaOf)] : [])],
+    { stdio: "ignore" },
+  );
+  return waitForRedis(port, child, dir);
+}
 
 export class PrivateRedis {
   private child?: ChildProcess;

@@ -14,7 +14,7 @@ import { startReplayServer, type ReplayOptions, type ReplayServer } from "@serp/
 import type { QueueName } from "@serp/shared";
 import { createUpstream, profileTable, shippedProfilesFile, type UpstreamDeps, type UpstreamOptions } from "@serp/upstream";
 import { createWorkerRuntime, type WebhookOptions, type WorkerRuntime, type WorkerRuntimeOptions } from "@serp/worker/runtime";
-import { createPgPool, migrate, openPageBlobs, withSchema } from "@serp/store";
+import { createPgPool, createRedis, migrate, openPageBlobs, redisTargetOf, withSchema } from "@serp/store";
 import { FIXTURES_DIR, GEOTARGETS_DIR, fixturesAvailable, geotargetsAvailable } from "../../packages/upstream/test/fixtures-dir.js";
 
 export { FIXTURES_DIR, fixturesAvailable, geotargetsAvailable };
@@ -36,7 +36,7 @@ const WITHOUT_BROWSER = profileTable({
 
 export interface StackOptions {
   env?: Record<string, string>;
-  /** Another Redis than the test run's (a drill's private one). */
+  /** Another Redis than the test run's (a drill's private one); REDIS_SENTINELS in `env` names a Sentinel set instead. */
   redisUrl?: string;
   /**
    * Another PostgreSQL than the test run's (a drill's private one), or false for none. The stack
@@ -117,7 +117,7 @@ export async function startStack(o: StackOptions = {}): Promise<Stack> {
   const queues = o.workerQueues ?? ["live", "fast", "regular"];
   const worker = queues.length
     ? await createWorkerRuntime({
-        redisUrl,
+        redisUrl: redisTargetOf(env),
         databaseUrl: env.DATABASE_URL,
         prefix,
         queues,
@@ -137,7 +137,8 @@ export async function startStack(o: StackOptions = {}): Promise<Stack> {
         sweep: o.sweep,
       })
     : undefined;
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
+  // Through the sentinels when the stack has them, following their failovers as the service does.
+  const redis = env.REDIS_SENTINELS ? createRedis(redisTargetOf(env), "worker", "test-stack") : new Redis(redisUrl, { maxRetriesPerRequest: 3 });
   redis.on("error", () => undefined);
   return {
     api,

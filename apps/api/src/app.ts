@@ -9,7 +9,7 @@ import { compatRoutes } from "./routes/compat.js";
 import { docsRoutes } from "./routes/docs.js";
 import { jobRoutes } from "./routes/jobs.js";
 import { mcpRoutes } from "./routes/mcp.js";
-import { opsRoutes } from "./routes/ops.js";
+import { metricsRoutes, opsRoutes } from "./routes/ops.js";
 import { webhookRoutes } from "./routes/webhooks.js";
 
 /** Builds the Express app; never listens (index.ts does), so tests drive it directly. */
@@ -34,6 +34,17 @@ export function createApp(ctx: AppContext): Express {
   app.use(compatRoutes(ctx));
   app.use(mcpRoutes(ctx));
 
+  app.use(notFound);
+  app.use(errorHandler);
+  return app;
+}
+
+/** The app of METRICS_PORT: GET /metrics alone (behind METRICS_TOKEN when set), so the API's port need not expose it. */
+export function createMetricsApp(ctx: AppContext, token: string | undefined): Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+  app.use(metricsRoutes(ctx, token));
   app.use(notFound);
   app.use(errorHandler);
   return app;

@@ -6,7 +6,11 @@ import { locationsEnv } from "@serp/upstream";
 /** The API's own settings; the store's, the limits, the location list and LOG_LEVEL come from their packages' fragments. */
 const apiEnv = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
-  HOST: z.string().default("0.0.0.0"),
+  /**
+   * The address the API (and METRICS_PORT) listens on: loopback unless told otherwise, so a first
+   * `npm start` is not reachable from the network; 0.0.0.0 (all) in containers (docker-compose.yml).
+   */
+  HOST: z.string().min(1).default("127.0.0.1"),
   LIVE_DEADLINE_MS: z.coerce.number().int().min(100).default(60_000),
   /** Largest JSON body accepted (body-parser size: `64kb`, `1mb`, bytes); larger → 413. */
   BODY_LIMIT: z.string().regex(/^\d+\s*(b|kb|mb)?$/i, "BODY_LIMIT is a size such as 64kb").default("64kb"),

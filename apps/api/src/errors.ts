@@ -26,7 +26,9 @@ export function isStorageDown(err: unknown): boolean {
     isHistoryDown(err) ||
     // PostgreSQL not reached since the process started (store/src/pg/app-pool.ts).
     err.name === "PostgresUnavailableError" ||
-    /enableOfflineQueue|Connection is closed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|Stream isn't writeable|Redis not ready/.test(err.message)
+    /enableOfflineQueue|Connection is closed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|Stream isn't writeable|Redis not ready/.test(err.message) ||
+    // A primary just demoted by a failover (the connection is moving to the new one), or a Redis loading its data.
+    /^(READONLY|LOADING|MASTERDOWN) /.test(err.message)
   );
 }
 

@@ -1,12 +1,13 @@
-import { createServer } from "node:http";
+import { createServer, type Server } from "node:http";
 import { pino } from "pino";
 import { LogOutput, onShutdown } from "@serp/shared";
 import { ConfigFileError, Locations } from "@serp/upstream";
+import { createMetricsApp } from "./app.js";
 import { publicBaseUrl } from "./compat/links.js";
 import { ConfigError, httpServerSettings, loadEnv, type ApiEnv } from "./env.js";
 import { drainable } from "./ops/http-shutdown.js";
 import { startDraining } from "./ops/readiness.js";
-import { loadOpsSettings } from "./ops/settings.js";
+import { loadOpsSettings, type OpsSettings } from "./ops/settings.js";
 import { createApiRuntime, ensureApiKeyAccount } from "./runtime.js";
 
 /** Log lines go to standard output; a reader that stalls or is gone never holds the process up. */
@@ -17,13 +18,13 @@ const output = new LogOutput();
  * it is built, and the geotargets files): a bad one is a single fatal log line naming the setting and
  * its rule, then exit 78 (EX_CONFIG: npm start's supervisor does not restart it, scripts/supervise.mjs).
  */
-function configuration(): { env: ApiEnv; locations: Locations } {
+function configuration(): { env: ApiEnv; locations: Locations; ops: OpsSettings } {
   try {
     const env = loadEnv();
-    loadOpsSettings();
+    const ops = loadOpsSettings();
     // With a location list configured, unknown locations are refused and look-ups work.
     const locations = env.GEOTARGETS_DIR ? Locations.fromDirectory(env.GEOTARGETS_DIR) : Locations.empty();
-    return { env, locations };
+    return { env, locations, ops };
   } catch (err) {
     if (!(err instanceof ConfigError || err instanceof ConfigFileError)) throw err;
     pino({ base: { app: "api" } }, output).fatal(err.message);
@@ -31,7 +32,7 @@ function configuration(): { env: ApiEnv; locations: Locations } {
   }
 }
 
-const { env, locations } = configuration();
+const { env, locations, ops } = configuration();
 const logger = pino({ level: env.LOG_LEVEL, base: { app: "api" } }, output);
 if (!env.PUBLIC_BASE_URL) {
   logger.warn({ base: publicBaseUrl(env) }, "PUBLIC_BASE_URL is not set: links in responses reach this machine only");
@@ -51,10 +52,43 @@ server.once("error", (err) => {
   process.exit(1);
 });
 server.listen(env.PORT, env.HOST, () => {
-  const addr = server.address();
-  const port = typeof addr === "object" && addr ? addr.port : env.PORT;
-  logger.info({ port }, `API listening on http://127.0.0.1:${port}`);
+  const { address, port } = listeningOn(server, env.PORT);
+  logger.info({ address, port }, `API listening on ${urlOf(address, port)}`);
+  if (!ops.METRICS_TOKEN && ops.METRICS_PORT === undefined && !isLoopback(address)) {
+    logger.warn("GET /metrics is open to whoever reaches this address: set METRICS_TOKEN, or METRICS_PORT to serve it elsewhere");
+  }
 });
+
+// METRICS_PORT: /metrics on a port of its own (same HOST), off the API's port.
+if (ops.METRICS_PORT !== undefined) {
+  const metricsServer = createServer(createMetricsApp(rt.ctx, ops.METRICS_TOKEN));
+  metricsServer.once("error", (err) => {
+    logger.fatal({ err }, "cannot listen (METRICS_PORT)");
+    process.exit(1);
+  });
+  metricsServer.listen(ops.METRICS_PORT, env.HOST, () => {
+    const { address, port } = listeningOn(metricsServer, ops.METRICS_PORT!);
+    logger.info({ address, port }, `metrics on ${urlOf(address, port)}/metrics${ops.METRICS_TOKEN ? " (behind METRICS_TOKEN)" : ""}`);
+  });
+  rt.closers.add("metrics server", () => new Promise<void>((resolve) => {
+    metricsServer.close(() => resolve());
+    metricsServer.closeAllConnections();
+  }));
+}
+
+/** The address a server really listens on (HOST as the system resolved it), for the log. */
+function listeningOn(s: Server, fallbackPort: number): { address: string; port: number } {
+  const addr = s.address();
+  return typeof addr === "object" && addr ? { address: addr.address, port: addr.port } : { address: env.HOST, port: fallbackPort };
+}
+
+function urlOf(address: string, port: number): string {
+  return `http://${address.includes(":") ? `[${address}]` : address}:${port}`;
+}
+
+function isLoopback(address: string): boolean {
+  return /^127\./.test(address) || address === "::1" || address === "::ffff:127.0.0.1";
+}
 
 // A live request may wait up to the live deadline for its job: in-flight requests get that long
 // (plus a margin to settle a timed-out job) before their connections are cut.

@@ -3,7 +3,7 @@ import type { Queue } from "bullmq";
 import type { Logger } from "pino";
 import { createMetrics } from "@serp/metrics";
 import { Closers, countryOfLocationName, type QueueName } from "@serp/shared";
-import { AccountStore, createRedis, IdempotencyKeys, JobArchive, JobStore, keySpace, openPostgres, openPageBlobs, openScrapeQueues, PostgresUnavailableError, RawPageStore, ResultCache, waitReady } from "@serp/store";
+import { AccountStore, createRedis, redisTargetOf, ReplicaBarrier, IdempotencyKeys, JobArchive, JobStore, keySpace, openPostgres, openPageBlobs, openScrapeQueues, PostgresUnavailableError, RawPageStore, ResultCache, waitReady } from "@serp/store";
 import { createApp } from "./app.js";
 import type { AppContext } from "./context.js";
 import type { ApiEnv } from "./env.js";
@@ -21,13 +21,21 @@ const ACCOUNT_CACHE_MS = 5_000;
 export async function createApiRuntime(env: ApiEnv, logger: Logger, locationCheck?: LocationCheck) {
   const closers = new Closers();
   const keys = keySpace(env.SERP_PREFIX);
-  const redis = createRedis(env.REDIS_URL, "command", "api");
+  const target = redisTargetOf(env);
+  const redis = createRedis(target, "command", "api");
   redis.on("error", (err) => logger.debug({ err: err.message }, "redis error"));
   closers.add("redis", () => redis.quit().catch(() => redis.disconnect()));
-  const subscriber = createRedis(env.REDIS_URL, "subscriber", "api-sub");
+  const subscriber = createRedis(target, "subscriber", "api-sub");
   subscriber.on("error", (err) => logger.debug({ err: err.message }, "redis subscriber error"));
   closers.add("redis subscriber", () => subscriber.quit().catch(() => subscriber.disconnect()));
-  await Promise.all([waitReady(redis), waitReady(subscriber)]);
+  // Submissions answered once their job is on REDIS_WAIT_REPLICAS replicas (WAIT blocks: a connection of its own).
+  const waitConnection = env.REDIS_WAIT_REPLICAS > 0 ? createRedis(target, "command", "api-wait") : undefined;
+  if (waitConnection) {
+    waitConnection.on("error", (err) => logger.debug({ err: err.message }, "redis wait error"));
+    closers.add("redis wait", () => waitConnection.quit().catch(() => waitConnection.disconnect()));
+  }
+  const replicas = waitConnection && new ReplicaBarrier(waitConnection, `${env.SERP_PREFIX}:replicated`, env.REDIS_WAIT_REPLICAS, env.REDIS_WAIT_TIMEOUT_MS);
+  await Promise.all([waitReady(redis), waitReady(subscriber), ...(waitConnection ? [waitReady(waitConnection)] : [])]);
   // PostgreSQL (DATABASE_URL): never on the submission path, so the API starts without it; it is
   // connected and migrated in the background (the first attempt is waited for: with PostgreSQL up,
   // the API starts with history available), and history reads answer 503 until then.
@@ -58,6 +66,7 @@ export async function createApiRuntime(env: ApiEnv, logger: Logger, locationChec
     jobs, queues: producers, waiter, locations, liveDeadlineMs: env.LIVE_DEADLINE_MS, logger, maxInFlight: limits.maxInFlight,
     allowPrivateWebhookTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS,
     idempotency: new IdempotencyKeys(keys),
+    replicas,
     cache: { store: new ResultCache(redis, keys, { ttlSeconds: env.CACHE_TTL_SECONDS, scope: env.CACHE_SCOPE }), hitCredits: env.CACHE_HIT_CREDITS },
     metrics,
   });

@@ -7,7 +7,11 @@
 import { envProblems } from "@serp/shared";
 import { checkRawPagesEnv, limitsEnv, rawPagesEnv, storeEnv } from "@serp/store";
 
-const schema = storeEnv.pick({ SERP_PREFIX: true }).extend(limitsEnv.shape).extend(rawPagesEnv.shape).superRefine(checkRawPagesEnv);
+const schema = storeEnv
+  .pick({ SERP_PREFIX: true, REDIS_SENTINELS: true, REDIS_SENTINEL_NAME: true, REDIS_SENTINEL_USERNAME: true, REDIS_SENTINEL_PASSWORD: true })
+  .extend(limitsEnv.shape)
+  .extend(rawPagesEnv.shape)
+  .superRefine(checkRawPagesEnv);
 export type CliEnv = Readonly<ReturnType<typeof schema.parse>>;
 
 /** Throws one message naming each refused setting (the CLI prints it with its usage, exit code 2). */

@@ -74,7 +74,8 @@ const HELP = `Usage: npm run cli -- <command> [options]
                                  job the items per block before → after and the first item that differs
 
 Environment: REDIS_URL (unset: the Redis a running npm start recorded in REDIS_DATA_DIR, default .redis-data/,
-else redis://127.0.0.1:6379; stderr says which), DATABASE_URL (unset: the PostgreSQL a running npm start
+else redis://127.0.0.1:6379; stderr says which; REDIS_SENTINELS and REDIS_SENTINEL_NAME: the primary a Sentinel set
+names, docs/REDIS.md), DATABASE_URL (unset: the PostgreSQL a running npm start
 recorded in PG_DATA_DIR, default .pg-data/, else none), SERP_PREFIX (default serp), and the API's defaults
 RATE_LIMIT_PER_MINUTE (default ${DEFAULT_RATE_LIMIT_PER_MINUTE}) and MAX_JOBS_IN_FLIGHT (default ${DEFAULT_MAX_JOBS_IN_FLIGHT}); the canary reads the
 workers' upstream settings (UPSTREAM_BASE_URL, UPSTREAM_PROFILES_FILE, UPSTREAM_PROXIES, UPSTREAM_CA_FILE…), and reparse
@@ -117,7 +118,7 @@ export async function runCli(argv: string[], out: (line: string) => void = conso
   const keys = keySpace(env.SERP_PREFIX);
   /** The API's defaults, read from the same variables the API reads. */
   const limitDefaults = { ratePerMinute: env.RATE_LIMIT_PER_MINUTE, maxInFlight: env.MAX_JOBS_IN_FLIGHT };
-  const chosen = await chooseRedis({ REDIS_URL: process.env.REDIS_URL, REDIS_DATA_DIR: process.env.REDIS_DATA_DIR });
+  const chosen = await chooseRedis({ ...env, REDIS_URL: process.env.REDIS_URL, REDIS_DATA_DIR: process.env.REDIS_DATA_DIR });
   note(chosen.note);
   const redis = createRedis(chosen.url, "command", "cli");
   redis.on("error", () => undefined);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { envProblems, processEnv, QUEUES, type QueueName } from "@serp/shared";
+import { envProblems, metricsEnv, processEnv, QUEUES, type QueueName } from "@serp/shared";
 import { checkRawPagesEnv, storeEnv } from "@serp/store";
 import { upstreamEnv } from "@serp/upstream";
 import { WORKER_DEFAULTS } from "./defaults.js";
@@ -37,7 +37,10 @@ const workerEnv = z.object({
   CANARY_INTERVAL_MS: z.coerce.number().int().min(0).default(0),
   /** How often this process publishes its breakers' states for `upstream status`. */
   UPSTREAM_STATUS_INTERVAL_MS: z.coerce.number().int().min(100).default(5_000),
+  /** Liveness, readiness and /metrics (behind METRICS_TOKEN when set) on this port; unset: none. */
   HEALTH_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
+  /** The address HEALTH_PORT listens on: loopback unless told otherwise (0.0.0.0 in containers, docker-compose.yml). */
+  HOST: z.string().min(1).default("127.0.0.1"),
   /** Serve the webhooks queue in this process (deliveries are enqueued either way). */
   WEBHOOK_WORKER: z.stringbool().default(true),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(WORKER_DEFAULTS.webhookTimeoutMs),
@@ -52,7 +55,7 @@ const workerEnv = z.object({
 });
 
 /** Settings a worker process reads, validated once at boot. */
-const schema = z.object({ ...storeEnv.shape, ...upstreamEnv.shape, ...processEnv.shape, ...workerEnv.shape }).superRefine(checkRawPagesEnv);
+const schema = z.object({ ...storeEnv.shape, ...upstreamEnv.shape, ...processEnv.shape, ...metricsEnv.shape, ...workerEnv.shape }).superRefine(checkRawPagesEnv);
 export type WorkerEnv = Readonly<z.infer<typeof schema>> & { WORKER_QUEUES: QueueName[] };
 
 /** The runtime's webhook options from the environment (createWorkerRuntime's `webhooks`). */

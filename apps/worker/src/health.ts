@@ -4,7 +4,9 @@
  * - GET /readyz: Redis answers PING and every BullMQ worker of this process is running (not paused,
  *   not closing); else 503 `{error: {code: "unavailable", message}}` with Retry-After;
  * - GET /metrics: this process's Prometheus registry (job outcomes, latency, upstream, webhooks, credits,
- *   the browser pages and the fleet's exits, read when scraped).
+ *   the browser pages and the fleet's exits, read when scraped), behind METRICS_TOKEN when it is set
+ *   (401 without it).
+ * It listens on HOST (loopback unless told otherwise) and logs the address it really listens on.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -12,6 +14,7 @@ import type { Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Metrics } from "@serp/metrics";
+import { presentsToken } from "@serp/shared";
 
 const PING_TIMEOUT_MS = 1_000;
 const RETRY_AFTER_S = 5;
@@ -21,7 +24,10 @@ export type ReadinessCheck = () => Promise<string | undefined>;
 
 export interface HealthServerOptions {
   port: number;
+  /** Default 127.0.0.1. */
   host?: string;
+  /** Closes /metrics (Bearer, or basic auth password). */
+  metricsToken?: string;
   registry: Metrics["registry"];
   ready: ReadinessCheck;
   logger: Logger;
@@ -43,10 +49,10 @@ export async function startHealthServer(o: HealthServerOptions): Promise<HealthS
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(o.port, o.host ?? "0.0.0.0", () => resolve());
+    server.listen(o.port, o.host ?? "127.0.0.1", () => resolve());
   });
-  const port = (server.address() as AddressInfo).port;
-  o.logger.info({ port }, "health server listening");
+  const { address, port } = server.address() as AddressInfo;
+  o.logger.info({ address, port }, `health server listening on http://${address.includes(":") ? `[${address}]` : address}:${port}`);
   return {
     port,
     close: () =>
@@ -70,6 +76,10 @@ async function handle(req: IncomingMessage, res: ServerResponse, o: HealthServer
     return sendJson(res, 503, { error: { code: "unavailable", message: reason } });
   }
   if (path === "/metrics") {
+    if (o.metricsToken && !presentsToken(req.headers.authorization, o.metricsToken)) {
+      res.setHeader("WWW-Authenticate", 'Basic realm="serp metrics", charset="UTF-8"');
+      return sendJson(res, 401, { error: { code: "unauthorized", message: "Metrics need the metrics token (METRICS_TOKEN: Bearer, or basic auth password)" } });
+    }
     await o.refresh?.();
     const body = await o.registry.metrics();
     res.writeHead(200, { "Content-Type": o.registry.contentType, "Cache-Control": "no-store" });

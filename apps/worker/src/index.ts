@@ -2,7 +2,7 @@ import type { Worker } from "bullmq";
 import { pino } from "pino";
 import { createMetrics } from "@serp/metrics";
 import { Closers, LogOutput, onShutdown } from "@serp/shared";
-import { createRedis, keySpace, openPageBlobs, RedisExitHealth, UpstreamStatusBoard } from "@serp/store";
+import { createRedis, keySpace, openPageBlobs, redisTargetOf, RedisExitHealth, UpstreamStatusBoard } from "@serp/store";
 import { CaptchaSolver, captchaOptionsOf, ConfigFileError, createUpstream, exitHealthOptionsOf, upstreamOptionsOf } from "@serp/upstream";
 import { drainWorkers, trackJobsInFlight } from "./drain.js";
 import { loadEnv, webhookOptions } from "./env.js";
@@ -35,7 +35,7 @@ const STOP_MARGIN_MS = 2_000;
 const logger = pino({ level: env.LOG_LEVEL, base: { app: "worker", queues: env.WORKER_QUEUES.join(",") } }, output);
 const metrics = createMetrics("worker");
 /** Exit health lives in Redis, so an exit one worker saw blocked rests for the whole fleet (docs/proxies.md). */
-const exitRedis = createRedis(env.REDIS_URL, "command", "worker-exits");
+const exitRedis = createRedis(redisTargetOf(env), "command", "worker-exits");
 exitRedis.on("error", (err) => logger.debug({ err: err.message }, "redis exits error"));
 const upstream = configured(() =>
   createUpstream(
@@ -88,6 +88,8 @@ const health: HealthServer | undefined =
     ? undefined
     : await startHealthServer({
         port: env.HEALTH_PORT,
+        host: env.HOST,
+        metricsToken: env.METRICS_TOKEN,
         registry: metrics.registry,
         logger,
         refresh: scrapeGauges(upstream, metrics, logger),
@@ -117,7 +119,7 @@ onShutdown(closers, {
 });
 
 const rt = await createWorkerRuntime({
-  redisUrl: env.REDIS_URL,
+  redisUrl: redisTargetOf(env),
   databaseUrl: env.DATABASE_URL,
   prefix: env.SERP_PREFIX,
   queues: env.WORKER_QUEUES,

@@ -3,7 +3,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Metrics } from "@serp/metrics";
 import { Closers, JOB_ERRORS, type QueueName } from "@serp/shared";
-import { CacheFills, DEFAULT_JOB_HOT_SECONDS, DEFAULT_RAW_HTML_RETENTION_SECONDS, DEFAULT_RAW_PAGES_DIR, FolderPageBlobs, type PageBlobs, JobArchive, JobStore, LedgerDrainer, QUEUE_CATALOG, openScrapeQueues, RawPageStore, ResultCache, type CacheScope, createRedis, openPostgres, keySpace, waitReady, type KeySpace, type QueueHost } from "@serp/store";
+import { CacheFills, DEFAULT_JOB_HOT_SECONDS, DEFAULT_RAW_HTML_RETENTION_SECONDS, DEFAULT_RAW_PAGES_DIR, FolderPageBlobs, type PageBlobs, JobArchive, JobStore, LedgerDrainer, QUEUE_CATALOG, openScrapeQueues, RawPageStore, ResultCache, type CacheScope, createRedis, type RedisTarget, openPostgres, keySpace, waitReady, type KeySpace, type QueueHost } from "@serp/store";
 import { WORKER_DEFAULTS } from "./defaults.js";
 import { FairShare } from "./fair-share.js";
 import { RetryLater, createProcessor, type KnownJob, type Scraper } from "./processor.js";
@@ -15,7 +15,8 @@ import { startWebhooks, type WebhookOptions } from "./webhooks/index.js";
 export type { WebhookOptions };
 
 export interface WorkerRuntimeOptions {
-  redisUrl: string;
+  /** REDIS_URL, or the Sentinel set (`redisTargetOf(env)`). */
+  redisUrl: RedisTarget;
   /** PostgreSQL (DATABASE_URL), migrated in the background; this process drains the ledger stream into it. Unset: none. */
   databaseUrl?: string;
   prefix: string;

@@ -13,3 +13,4 @@ export * from "./safe-text.js";
 export * from "./closers.js";
 export * from "./log-output.js";
 export * from "./env.js";
+export * from "./bearer.js";

@@ -48,9 +48,46 @@ export function checkRawPagesEnv(env: Partial<RawPagesEnv>, ctx: z.RefinementCtx
   }
 }
 
+/** `host:port` or `[v6]:port`, comma-separated: the sentinels of a Redis Sentinel set. */
+const sentinelList = z
+  .string()
+  .transform((s) => s.split(",").map((a) => a.trim()).filter(Boolean))
+  .pipe(
+    z
+      .array(
+        z
+          .string()
+          .regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, "REDIS_SENTINELS is host:port,host:port…")
+          .transform((a) => {
+            const at = a.lastIndexOf(":");
+            return { host: a.slice(0, at).replace(/^\[(.*)\]$/, "$1"), port: Number(a.slice(at + 1)) };
+          })
+          .refine((s) => s.port >= 1 && s.port <= 65_535, "a sentinel's port is 1 to 65535"),
+      )
+      .min(1, "REDIS_SENTINELS names at least one sentinel"),
+  );
+
 /** Where Redis and PostgreSQL are, and how long jobs, results and pages are kept: the API and the workers read the same. */
 export const storeEnv = z.object({
+  /** The Redis (redis:// or rediss://). With REDIS_SENTINELS, only its user, password, database number and scheme are used. */
   REDIS_URL: z.string().url().default(DEFAULT_REDIS_URL),
+  /**
+   * Redis Sentinel (docs/REDIS.md): the sentinels, `host:port,host:port…`. Set: every connection
+   * asks them for the primary named REDIS_SENTINEL_NAME, and follows it when they fail over.
+   */
+  REDIS_SENTINELS: z.preprocess((v) => v || undefined, sentinelList.optional()),
+  /** The primary's name in the sentinels' configuration (`sentinel monitor <name> …`). */
+  REDIS_SENTINEL_NAME: z.string().regex(/^[A-Za-z0-9._-]+$/, "REDIS_SENTINEL_NAME is a name such as mymaster").default("mymaster"),
+  /** The sentinels' own ACL user and password (`requirepass` of sentinel.conf), when they have one. */
+  REDIS_SENTINEL_USERNAME: z.string().min(1).optional(),
+  REDIS_SENTINEL_PASSWORD: z.string().min(1).optional(),
+  /**
+   * Replicas that must hold a submission before the API answers 202 (Redis WAIT; 0: answer at once).
+   * Replication is asynchronous: 1 with a Sentinel set, so an acknowledged job survives a failover.
+   */
+  REDIS_WAIT_REPLICAS: count(0),
+  /** How long a submission waits for them; past it, it is answered anyway (a replica is down) and a warning logged. */
+  REDIS_WAIT_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(500),
   /**
    * PostgreSQL (postgres://…): the ledger, accounts and keys, and job history (npm start runs a private one when
    * unset). Unset here: no PostgreSQL, the ledger stays in its bounded Redis stream (tests and trials only).

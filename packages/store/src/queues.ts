@@ -2,7 +2,7 @@ import { Queue, Worker, type Job, type JobsOptions, type WorkerOptions } from "b
 import type { Redis } from "ioredis";
 import type { z } from "zod";
 import type { Closers } from "@serp/shared";
-import { createRedis } from "./redis.js";
+import { createRedis, type RedisTarget } from "./redis.js";
 
 /** A queue as declared once: its name, what its jobs carry, and how BullMQ keeps and retries them. */
 export interface QueueSpec<S extends z.ZodType> {
@@ -19,8 +19,8 @@ export interface QueueSpec<S extends z.ZodType> {
 
 /** Where a process's queues live, and who closes what they open. */
 export interface QueueHost {
-  /** Workers each open their own worker-role connection here (BullMQ blocks on it). */
-  redisUrl: string;
+  /** Workers each open their own worker-role connection here (BullMQ blocks on it): REDIS_URL, or the Sentinel set. */
+  redisUrl: RedisTarget;
   /** BullMQ's key prefix (`keySpace(prefix).bullPrefix`). */
   prefix: string;
   closers: Closers;

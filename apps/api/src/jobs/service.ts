@@ -26,6 +26,7 @@ import {
   type JobRecord,
   type JobStore,
   type NewJob,
+  type ReplicaBarrier,
   type ResultCache,
   type ScrapePayload,
   type ScrapeProducers,
@@ -64,6 +65,8 @@ export interface JobServiceDeps {
   cache?: { store: ResultCache; hitCredits: number };
   /** Live jobs failed here (past the deadline) count in serp_jobs_total beside the workers' settlements. */
   metrics?: Pick<Metrics, "jobsTotal">;
+  /** Replicas that must hold a job before it is answered (REDIS_WAIT_REPLICAS; none: answered at once). */
+  replicas?: Pick<ReplicaBarrier, "reached" | "replicas" | "timeoutMs">;
 }
 
 /** A live job answers 200 with its final record (kept whole for callers that show more of it); the rest 202. */
@@ -79,10 +82,28 @@ export type SubmitOutcome = (
 export const toResponse = jobResponse;
 
 export class JobService {
+  private warnedUnreplicatedAt = 0;
   constructor(private readonly deps: JobServiceDeps) {}
 
-  /** Validates, reserves a credit, stores and enqueues a job; waits for it on the live queue. */
+  /**
+   * Validates, reserves a credit, stores and enqueues a job; waits for it on the live queue. With
+   * REDIS_WAIT_REPLICAS, answered once the job is on that many replicas, so a failover keeps it:
+   * when Redis fails meanwhile, the answer is a 503 (a keyed retry finds the job, or makes it again).
+   */
   async submit(submitter: Submitter, body: unknown, idempotencyKey?: string): Promise<SubmitOutcome> {
+    const outcome = await this.submitted(submitter, body, idempotencyKey);
+    const barrier = this.deps.replicas;
+    if (barrier && !(await barrier.reached()) && Date.now() - this.warnedUnreplicatedAt > 10_000) {
+      this.warnedUnreplicatedAt = Date.now();
+      this.deps.logger.warn(
+        { replicas: barrier.replicas, timeoutMs: barrier.timeoutMs },
+        "REDIS_WAIT_REPLICAS: fewer replicas confirmed a submission in time (a replica down?); answering anyway, a failover now could lose it",
+      );
+    }
+    return outcome;
+  }
+
+  private async submitted(submitter: Submitter, body: unknown, idempotencyKey?: string): Promise<SubmitOutcome> {
     const startedMs = performance.now();
     const parsed = jobRequestSchema.safeParse(body);
     if (!parsed.success) throw invalidRequest(fieldIssues(parsed.error));

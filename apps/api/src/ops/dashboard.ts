@@ -1,10 +1,9 @@
-import { createHash, timingSafeEqual } from "node:crypto";
 import { createBullBoard } from "@bull-board/api";
 import { BullMQAdapter } from "@bull-board/api/bullMQAdapter";
 import { ExpressAdapter } from "@bull-board/express";
 import type { Queue } from "bullmq";
 import { Router, type RequestHandler } from "express";
-import { ApiError } from "@serp/shared";
+import { ApiError, presentsToken } from "@serp/shared";
 
 export const DASHBOARD_PATH = "/admin/queues";
 
@@ -31,28 +30,14 @@ export function dashboardRouter(queues: readonly Queue[], adminToken: string | u
 
 /** Accepts `Authorization: Bearer <token>` (scripts) or HTTP basic auth with the token as password (browsers). */
 export function requireAdmin(adminToken: string): RequestHandler {
-  const expected = digest(adminToken);
+  return requireToken(adminToken, "serp admin", "The admin dashboard needs the admin token (Bearer, or basic auth password)");
+}
+
+/** A route closed by a token (constant-time comparison): 401 with a basic-auth challenge without it. */
+export function requireToken(token: string, realm: string, message: string): RequestHandler {
   return (req, res, next) => {
-    const presented = presentedToken(req.headers.authorization);
-    if (presented !== undefined && timingSafeEqual(digest(presented), expected)) return next();
-    res.setHeader("WWW-Authenticate", 'Basic realm="serp admin", charset="UTF-8"');
-    next(new ApiError("unauthorized", "The admin dashboard needs the admin token (Bearer, or basic auth password)"));
+    if (presentsToken(req.headers.authorization, token)) return next();
+    res.setHeader("WWW-Authenticate", `Basic realm="${realm}", charset="UTF-8"`);
+    next(new ApiError("unauthorized", message));
   };
-}
-
-function presentedToken(header: string | undefined): string | undefined {
-  if (!header) return undefined;
-  const [scheme, value = ""] = header.trim().split(/\s+/, 2);
-  if (/^bearer$/i.test(scheme ?? "")) return value;
-  if (/^basic$/i.test(scheme ?? "")) {
-    const decoded = Buffer.from(value, "base64").toString("utf8");
-    const colon = decoded.indexOf(":");
-    return colon >= 0 ? decoded.slice(colon + 1) : undefined;
-  }
-  return undefined;
-}
-
-/** Equal-length digests, so the comparison is constant-time whatever was presented. */
-function digest(token: string): Buffer {
-  return createHash("sha256").update(token).digest();
 }

@@ -4,7 +4,8 @@
  * - GET /readyz: Redis answers and the process is not shutting down; else 503 `unavailable` + Retry-After.
  *   PostgreSQL is not needed to be ready (only history reads need it): the body says whether
  *   history is available (`history`, with a `detail` when it is not);
- * - GET /metrics: Prometheus text, with queue depths read from BullMQ at scrape time;
+ * - GET /metrics: Prometheus text, with queue depths read from BullMQ at scrape time; behind
+ *   METRICS_TOKEN when it is set, and on a port of its own (METRICS_PORT, ops/metrics-server.ts) instead when that is;
  * - /admin/queues: the queue dashboard, only when ADMIN_TOKEN is set;
  * - GET /admin/upstream: what each running worker publishes about its upstream profiles (table
  *   version, every breaker's state, rest, last outcome and success rate, the last canary), behind
@@ -18,7 +19,7 @@ import { UpstreamStatusBoard } from "@serp/store";
 import type { AppContext } from "../context.js";
 import { H, json } from "../openapi/responses.js";
 import * as s from "../openapi/schemas.js";
-import { DASHBOARD_PATH, dashboardRouter, requireAdmin } from "../ops/dashboard.js";
+import { DASHBOARD_PATH, dashboardRouter, requireAdmin, requireToken } from "../ops/dashboard.js";
 import { refreshQueueDepths } from "../ops/queue-depth.js";
 import { READY_RETRY_AFTER_S, historyReadiness, isDraining, redisAnswers } from "../ops/readiness.js";
 import { loadOpsSettings } from "../ops/settings.js";
@@ -61,7 +62,7 @@ const metrics = opsRouteTable.define({
 export function opsRoutes(ctx: AppContext): Router {
   const settings = loadOpsSettings();
   const router = Router();
-  router.use(["/healthz", "/readyz", "/metrics"], (_req, res, next) => {
+  router.use(["/healthz", "/readyz"], (_req, res, next) => {
     res.setHeader("Cache-Control", "no-store");
     next();
   });
@@ -82,15 +83,7 @@ export function opsRoutes(ctx: AppContext): Router {
     }),
   );
 
-  metrics.mount(
-    router,
-    metrics.handle(async (_input, _req, res) => {
-      await refreshQueueDepths(ctx);
-      const body = await ctx.metrics.registry.metrics();
-      res.setHeader("Content-Type", ctx.metrics.registry.contentType);
-      res.send(body);
-    }),
-  );
+  if (settings.METRICS_PORT === undefined) router.use(metricsRoutes(ctx, settings.METRICS_TOKEN));
 
   const dashboard = dashboardRouter(Object.values(ctx.queues), settings.ADMIN_TOKEN);
   if (dashboard) router.use(DASHBOARD_PATH, dashboard);
@@ -101,5 +94,25 @@ export function opsRoutes(ctx: AppContext): Router {
       res.json({ workers: await board.list() });
     });
   }
+  return router;
+}
+
+/** GET /metrics, closed by `token` (METRICS_TOKEN: Bearer, or basic auth password) when it is set: 401 without it. */
+export function metricsRoutes(ctx: AppContext, token: string | undefined): Router {
+  const router = Router();
+  router.use("/metrics", (_req, res, next) => {
+    res.setHeader("Cache-Control", "no-store");
+    next();
+  });
+  if (token) router.use("/metrics", requireToken(token, "serp metrics", "Metrics need the metrics token (METRICS_TOKEN: Bearer, or basic auth password)"));
+  metrics.mount(
+    router,
+    metrics.handle(async (_input, _req, res) => {
+      await refreshQueueDepths(ctx);
+      const body = await ctx.metrics.registry.metrics();
+      res.setHeader("Content-Type", ctx.metrics.registry.contentType);
+      res.send(body);
+    }),
+  );
   return router;
 }
