@@ -40,12 +40,13 @@ export function isQueryLink(a: Element): boolean {
 const ENTITY_PARAMS = ["stick", "si", "kgmid", "kgs"];
 /** How far above a link its group's container may sit (link → cell → row → list: 2019–2026 pages). */
 const GROUP_DEPTH = 5;
-const squash = (s: string) => s.replace(/\s+/g, "").toLowerCase();
+/** A query's letters and digits: the text may add punctuation the query leaves out (`central park, new york map`). */
+const lettersOf = (s: string) => s.replace(/[^\p{L}\p{N}]+/gu, "").toLowerCase();
 
 /**
  * Related-search links found by their shape, for pages where no `RELATED_LINK` class is found:
- * among `links` (query links, in page order), those whose text is the query they ask for (words
- * spaced or not), that hold no picture, name no entity and are not `excluded` (links inside
+ * among `links` (query links, in page order), those whose text is the query they ask for (letters
+ * and digits alike), that hold no picture, name no entity and are not `excluded` (links inside
  * "People also ask", the knowledge panel), and that share a container (up to `GROUP_DEPTH` levels
  * up) with another such link: a block of suggestions, never a lone link in a snippet.
  */
@@ -58,7 +59,7 @@ export function relatedByShape(links: readonly Element[], excluded: (a: Element)
       return false;
     }
     const q = url.searchParams.get("q");
-    if (!q || squash(q) !== squash(text(a)) || ENTITY_PARAMS.some((p) => url.searchParams.has(p))) return false;
+    if (!q || !lettersOf(q) || lettersOf(q) !== lettersOf(text(a)) || ENTITY_PARAMS.some((p) => url.searchParams.has(p))) return false;
     return !holdsPicture(a) && !excluded(a);
   });
   const counts = new Map<Element, number>();
