@@ -194,12 +194,12 @@ function contains(ancestor: Element, el: Element): boolean {
  */
 function knownBlocks(doc: Document, blocks: WebSearchBlocks): (anchor: Element) => boolean {
   const { overviewSlot } = AI_OVERVIEW.of(doc);
-  const { everyPair } = RELATED_QUESTIONS.of(doc);
   const { storiesSection } = TOP_STORIES.of(doc);
   const roots = new Set<Element>();
   const add = (el: Element | undefined) => el && roots.add(el);
   if (blocks.ai_overview) add(overviewSlot);
-  if (blocks.related_questions?.length) everyPair.forEach(add);
+  // By class, else by shape: the pairs the questions were read from.
+  if (blocks.related_questions?.length) questionPairs(doc).forEach(add);
   if (blocks.top_stories?.length) add(storiesSection);
   if (blocks.discussions_and_forums?.length) discussionSections(doc).forEach(add);
   return (anchor) => {
