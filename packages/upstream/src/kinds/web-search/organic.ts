@@ -180,8 +180,10 @@ export function findOrganicResults(
     BLOCK_PARTS[layout],
     (part) => parts[part]!,
   );
+  // No snippet class anywhere on the page (a redesign renamed them): snippets are read by shape.
+  const byShape = parts[sel.snippet]!.length === 0;
   return organic.map(({ anchor, title, link, block }, i) => ({
-    result: { position: i + 1, title, link, ...details(blocks[i]!, anchor, sel, block) },
+    result: { position: i + 1, title, link, ...details(blocks[i]!, anchor, sel, byShape ? block : undefined) },
     anchor,
   }));
 }
@@ -252,8 +254,8 @@ function resultBlock(anchor: Element, root: Element, titlesUnder: Map<Element, n
 
 type Details = Omit<OrganicResult, "position" | "title" | "link">;
 
-/** The result's other fields, read from the scan of its block (`blockEl`: the block itself). */
-function details(block: Scan, anchor: Element, sel: ResultSelectors, blockEl: Element): Details {
+/** The result's other fields, read from the scan of its block (`blockEl`: the block itself, when its snippet is read by shape). */
+function details(block: Scan, anchor: Element, sel: ResultSelectors, blockEl: Element | undefined): Details {
   const out: Details = {};
   const displayed = text(block.first(sel.displayedLink));
   if (displayed) out.displayed_link = displayed.replace(/\s*›\s*/g, " › ");
@@ -267,7 +269,7 @@ function details(block: Scan, anchor: Element, sel: ResultSelectors, blockEl: El
     const full = text(snippetEl);
     const snippet = date && dateEl ? stripDatePrefix(full, text(dateEl)) : full;
     if (snippet) out.snippet = snippet;
-  } else Object.assign(out, snippetByShape(blockEl));
+  } else if (blockEl) Object.assign(out, snippetByShape(blockEl));
   const sitelinks = readSitelinks(block.all(sitelinksOf(sel)), anchor, sel);
   if (sitelinks) out.sitelinks = sitelinks;
   return out;
@@ -324,7 +326,7 @@ function isInside(el: Element, ancestor: Element): boolean {
 }
 
 /**
- * The snippet where no snippet class is found (a redesign renamed them): the block's longest run of
+ * The snippet where no snippet class is found on the page (a redesign renamed them): the block's longest run of
  * text outside its links (the title, displayed link and sitelinks are links or sit in them), with
  * the date it may start with (`Mar 22, 2023 — …`) read apart.
  */
