@@ -2,9 +2,16 @@
  * Text ads: the units of the ad blocks above (`#tads`) and below (`#tadsb`, `#bottomads`) the
  * results. Basic pages have no ad blocks; their units sit among the results, and a unit is "top"
  * when it comes before the first organic result. Shopping ads (product tiles) are not text ads.
+ *
+ * Units are found by their classes (`AD_UNIT`) and, in a block where none of those is found (a
+ * redesign renamed them), by their shape: an ad's title is a link holding a heading that goes
+ * through the ad click redirect (`/aclk`, googleadservices) or names it (`data-rw`), or names the
+ * advertiser's site for preconnecting (`data-pcu`, `data-preconnect-urls`); its unit is the largest
+ * element around that link holding no other titled link (see `cardsAround`).
  */
 import type { AdResult, Link } from "@serp/shared";
-import { type Document, type Element, type Scan, attr, landmarkIndex, scan, text } from "../../html/index.js";
+import { type Document, type Element, type Scan, all, attr, landmarkIndex, scan, text } from "../../html/index.js";
+import { cardsAround, headingIn } from "../../html/cards.js";
 import { targetUrl } from "../../values.js";
 import { AD_CLICK, adDestination } from "../../values.js";
 import { compareDocumentPosition } from "domutils";
@@ -22,8 +29,22 @@ const AD = {
   link: "a[href]",
 };
 
+/** Attributes only an ad's links carry: the click redirect it rewrites to, the advertiser's site to preconnect to. */
+const AD_LINK_ATTRIBUTES = ["data-rw", "data-pcu", "data-preconnect-urls"];
+
+/** An ad's title by shape: a link holding a heading that goes through the ad click redirect, or carries an ad link's attributes. */
+function isAdTitle(a: Element): boolean {
+  const href = a.attribs.href;
+  if (!href || !(AD_CLICK.test(href) || AD_LINK_ATTRIBUTES.some((name) => name in a.attribs))) return false;
+  return headingIn(a) !== undefined;
+}
+
 /** Every ad unit on the page, found in the web page's one landmark sweep (web/index.ts includes this index). */
-export const LANDMARKS = landmarkIndex({ pageUnits: { every: AD_UNIT } });
+export const LANDMARKS = landmarkIndex({
+  pageUnits: { every: AD_UNIT },
+  /** Ad titles by shape, for blocks where no unit class is found. */
+  adTitles: { every: { tags: ["a"], match: isAdTitle } },
+});
 
 /** What an ad is read from, found in one scan of its unit. */
 const AD_PARTS = [AD.title, AD.link, AD.displayedLink, AD.description, AD.source];
@@ -44,8 +65,11 @@ export interface AdPlacement {
 }
 
 export function extractAds(doc: Document, placement: AdPlacement): AdResult[] {
-  const onPage = LANDMARKS.of(doc).pageUnits;
-  const units = (container: Element) => outermostUnits(onPage, container);
+  const { pageUnits: onPage, adTitles } = LANDMARKS.of(doc);
+  const units = (container: Element) => {
+    const byClass = outermostUnits(onPage, container);
+    return byClass.length ? byClass : unitsByShape(adTitles, container);
+  };
   const ads: AdResult[] = [];
   const read = (unit: Element, block_position: AdResult["block_position"]) => {
     const ad = readAd(unit, block_position, ads.length + 1);
@@ -73,6 +97,20 @@ function outermostUnits(onPage: readonly Element[], container: Element): Element
     for (let p = u.parent; p && p !== container; p = p.parent) if (isTag(p) && set.has(p)) return false;
     return true;
   });
+}
+
+/**
+ * The units of a block by shape: around each ad title in it, the largest element holding no other
+ * link with a heading (an ad's or, among the results of a basic page, a result's).
+ */
+function unitsByShape(adTitles: readonly Element[], container: Element): Element[] {
+  const titles = adTitles.filter((a) => isInside(a, container));
+  if (!titles.length) return [];
+  const own = new Set(titles);
+  const bounds = [...titles, ...all("a[href]", container).filter((a) => !own.has(a) && headingIn(a) !== undefined)];
+  const units = cardsAround(bounds, container).slice(0, titles.length);
+  // A unit is read once, in page order (two titles of one ad widen to the same unit).
+  return units.filter((u, i) => units.indexOf(u) === i);
 }
 
 function readAd(unit: Element, block_position: AdResult["block_position"], position: number): AdResult | undefined {

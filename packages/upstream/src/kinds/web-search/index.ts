@@ -16,8 +16,8 @@ import { extractInlineBlocks, LANDMARKS as INLINE_BLOCKS } from "./inline-blocks
 import { extractInlineShopping, LANDMARKS as INLINE_SHOPPING } from "./inline-shopping.js";
 import { extractKnowledgeGraph, LANDMARKS as KNOWLEDGE_GRAPH } from "./knowledge-graph.js";
 import { findOrganicResults, inSetAsideBlock, type Layout, LANDMARKS as ORGANIC, titleSelector } from "./organic.js";
-import { extractRelatedQuestions, LANDMARKS as RELATED_QUESTIONS } from "./related-questions.js";
-import { RELATED_LINK, readRelatedLinks } from "./related-searches.js";
+import { extractRelatedQuestions, LANDMARKS as RELATED_QUESTIONS, questionPairs } from "./related-questions.js";
+import { isQueryLink, RELATED_LINK, readRelatedLinks, relatedByShape } from "./related-searches.js";
 import { extractSearchInformation } from "./search-information.js";
 import { extractTopStories, LANDMARKS as TOP_STORIES } from "./top-stories.js";
 import { filled, type UpstreamKind } from "../kind.js";
@@ -32,11 +32,14 @@ const LANDMARK = {
   bottomAds: ["tadsb", "bottomads"],
   /** The page foot, widest first: related searches, when it lies outside the results column. */
   foot: ["extrares", "botstuff", "bres", "brs"],
+  /** The knowledge panel's column (inside `#rcnt`): its query links are entities, never related searches. */
+  sidePanel: "rhs",
   stats: ["result-stats", "resultStats"],
 } as const;
 const LANDMARK_IDS = [
   ...LANDMARK.resultsColumn,
   LANDMARK.basicMain,
+  LANDMARK.sidePanel,
   ...LANDMARK.topAds,
   ...LANDMARK.bottomAds,
   ...LANDMARK.foot,
@@ -54,6 +57,8 @@ export const LANDMARKS = landmarkIndex(
     fullTitles: { every: titleSelector("full") },
     basicTitles: { every: titleSelector("basic") },
     relatedLinks: { every: RELATED_LINK },
+    /** Links asking for a query: related searches by shape, where no `RELATED_LINK` class is found. */
+    queryLinks: { every: { tags: ["a"], match: isQueryLink } },
   },
   [LANDMARKS_BY_ID, ORGANIC, ADS, AI_OVERVIEW, RELATED_QUESTIONS, LOCAL_PACK, TOP_STORIES, DISCUSSIONS, KNOWLEDGE_GRAPH, INLINE_BLOCKS, INLINE_SHOPPING],
 );
@@ -124,11 +129,24 @@ export function extractWebSearch(doc: Document): WebSearchBlocks {
 
   // Related-search blocks sit at the foot of the results and sometimes between them (mobile).
   if (foot && !contains(root, foot)) relatedLinks.push(...page.relatedLinks.filter((a) => contains(foot, a)));
+  if (!page.relatedLinks.length) relatedLinks.push(...relatedSearchesByShape(doc, root, foot));
   const related_searches = readRelatedLinks(relatedLinks);
   if (related_searches.length) blocks.related_searches = related_searches;
   const search_information = extractSearchInformation(pick(LANDMARK.stats)[0]);
   if (search_information) blocks.search_information = search_information;
   return blocks;
+}
+
+/**
+ * Related-search links by shape (no related-search class on the page): query links in the results
+ * column and the page foot, outside the knowledge panel and "People also ask" (whose hidden "Search
+ * for" lines ask for each question).
+ */
+function relatedSearchesByShape(doc: Document, root: Element, foot: Element | undefined): Element[] {
+  const side = LANDMARKS_BY_ID.of(doc)[LANDMARK.sidePanel];
+  const pairs = questionPairs(doc);
+  const inPage = LANDMARKS.of(doc).queryLinks.filter((a) => contains(root, a) || (!!foot && contains(foot, a)));
+  return relatedByShape(inPage, (a) => (!!side && contains(side, a)) || pairs.some((p) => contains(p, a)));
 }
 
 /** The progressive format: `{"c":1,"d":"<!doctype html>…","e":…,"u":…}/*""*\/{…}/*""*\/…`. */
@@ -185,12 +203,12 @@ function contains(ancestor: Element, el: Element): boolean {
  */
 function knownBlocks(doc: Document, blocks: WebSearchBlocks): (anchor: Element) => boolean {
   const { overviewSlot } = AI_OVERVIEW.of(doc);
-  const { everyPair } = RELATED_QUESTIONS.of(doc);
   const { storiesSection } = TOP_STORIES.of(doc);
   const roots = new Set<Element>();
   const add = (el: Element | undefined) => el && roots.add(el);
   if (blocks.ai_overview) add(overviewSlot);
-  if (blocks.related_questions?.length) everyPair.forEach(add);
+  // By class, else by shape: the pairs the questions were read from.
+  if (blocks.related_questions?.length) questionPairs(doc).forEach(add);
   if (blocks.top_stories?.length) add(storiesSection);
   if (blocks.discussions_and_forums?.length) discussionSections(doc).forEach(add);
   return (anchor) => {

@@ -23,6 +23,7 @@ import {
   text,
 } from "../../html/index.js";
 import { targetUrl } from "../../values.js";
+import { isDateText, pieces } from "../../html/cards.js";
 import { isTag } from "domhandler";
 
 /** `full`: the JavaScript page served to browsers (desktop and mobile). `basic`: the no-JS / Lynx / WML page. */
@@ -179,8 +180,10 @@ export function findOrganicResults(
     BLOCK_PARTS[layout],
     (part) => parts[part]!,
   );
-  return organic.map(({ anchor, title, link }, i) => ({
-    result: { position: i + 1, title, link, ...details(blocks[i]!, anchor, sel) },
+  // No snippet class anywhere on the page (a redesign renamed them): snippets are read by shape.
+  const byShape = parts[sel.snippet]!.length === 0;
+  return organic.map(({ anchor, title, link, block }, i) => ({
+    result: { position: i + 1, title, link, ...details(blocks[i]!, anchor, sel, byShape ? block : undefined) },
     anchor,
   }));
 }
@@ -251,8 +254,8 @@ function resultBlock(anchor: Element, root: Element, titlesUnder: Map<Element, n
 
 type Details = Omit<OrganicResult, "position" | "title" | "link">;
 
-/** The result's other fields, read from the scan of its block. */
-function details(block: Scan, anchor: Element, sel: ResultSelectors): Details {
+/** The result's other fields, read from the scan of its block (`blockEl`: the block itself, when its snippet is read by shape). */
+function details(block: Scan, anchor: Element, sel: ResultSelectors, blockEl: Element | undefined): Details {
   const out: Details = {};
   const displayed = text(block.first(sel.displayedLink));
   if (displayed) out.displayed_link = displayed.replace(/\s*›\s*/g, " › ");
@@ -266,7 +269,7 @@ function details(block: Scan, anchor: Element, sel: ResultSelectors): Details {
     const full = text(snippetEl);
     const snippet = date && dateEl ? stripDatePrefix(full, text(dateEl)) : full;
     if (snippet) out.snippet = snippet;
-  }
+  } else if (blockEl) Object.assign(out, snippetByShape(blockEl));
   const sitelinks = readSitelinks(block.all(sitelinksOf(sel)), anchor, sel);
   if (sitelinks) out.sitelinks = sitelinks;
   return out;
@@ -319,6 +322,31 @@ function toLink(a: Element | undefined): Link | undefined {
 
 function isInside(el: Element, ancestor: Element): boolean {
   for (let node = el.parent; node; node = node.parent) if (node === ancestor) return true;
+  return false;
+}
+
+/**
+ * The snippet where no snippet class is found on the page (a redesign renamed them): the block's longest run of
+ * text outside its links (the title, displayed link and sitelinks are links or sit in them), with
+ * the date it may start with (`Mar 22, 2023 — …`) read apart.
+ */
+function snippetByShape(blockEl: Element): Pick<Details, "snippet" | "date"> {
+  const runs = pieces(blockEl).filter((p) => p.el.name !== "a" && !enclosedByLink(p.el, blockEl));
+  const longest = runs.reduce<string>((best, p) => (p.text.length > best.length ? p.text : best), "");
+  if (!longest) return {};
+  const dated = DATED_SNIPPET.exec(longest);
+  const prefix = dated?.[1]?.trim() ?? "";
+  const date = prefix && (isDateText(prefix) || prefix.length <= SHORT_DATE) ? cleanDate(prefix) : undefined;
+  return date && dated ? { date, snippet: longest.slice(dated[0].length).trim() } : { snippet: longest };
+}
+
+/** A snippet starting with its date: `Mar 22, 2023 — …`, `3 days ago · …`, `2025/05/09 — …`. */
+const DATED_SNIPPET = /^(.{1,40}?)\s*[—–·]\s+/u;
+/** A prefix this short holding a year or an age is a date (`2025/05/09`); a longer one must read as one (an author's byline holds a year too). */
+const SHORT_DATE = 16;
+
+function enclosedByLink(el: Element, upTo: Element): boolean {
+  for (let node = el.parent; node && node !== upTo; node = node.parent) if (isTag(node) && node.name === "a") return true;
   return false;
 }
 

@@ -12,6 +12,14 @@
  *
  * An answer is a featured-snippet card: a text (or a heading and a list), sometimes a date, and the
  * result it quotes (title, link, displayed link). Answers written by the AI (2026) are left out.
+ *
+ * Where none of those classes is on the page (a redesign renamed them), the questions are found by
+ * their shape (`pairsByShape`, `basicByShape`): on full pages, the element that carries both the
+ * question (`data-q`) and its log key (`data-lk`, 2021–2026), or else (2019) expandable rows
+ * (`role="tab"` with `aria-expanded` and `aria-controls`) whose text is a question; on basic
+ * pages, a question line whose only sibling is the answer box quoting a result (`/url?q=`). Each
+ * question's pair is the largest element around it holding no other question (at most
+ * `PAIR_DEPTH` levels up); answers are read from it as above, by tag, role and attributes.
  */
 import type { RelatedQuestion } from "@serp/shared";
 import { isTag } from "domhandler";
@@ -93,20 +101,101 @@ const BASIC = {
   displayedLink: ".UPmit, .aJyiOc",
 } as const;
 
+/** What questions are found by where their classes are not (see the module's comment). */
+const SHAPE = {
+  /** The question and its log key on one element (2021–2026). */
+  asked: "data-q",
+  askedKey: "data-lk",
+  /**
+   * Expandable rows (2019): tabs. Later pages mark other accordions' rows (a hotel's questions and
+   * answers, 2023) as buttons, and their questions with `data-q`.
+   */
+  expander: "aria-expanded",
+  expanderRole: "tab",
+  /** A question's text ends with a question mark (Latin, full-width, Arabic, Greek). */
+  questionMark: /[?？؟;]$/u,
+  basicAnswerLink: 'a[href^="/url?q="]',
+} as const;
+/** How far above its question a pair reaches (2021: the question's element sits in the pair's first child). */
+const PAIR_DEPTH = 3;
+
 /** Found in the web page's one landmark sweep (web/index.ts includes this index). */
 export const LANDMARKS = landmarkIndex({
   /** The first question of either layout. */
   firstQuestion: { first: { classes: [FULL.pairClass, BASIC.questionClass], selector: `${FULL.pair}, ${BASIC.question}` } },
   /** Every pair on the page: a page can hold more than one list (a second one in the lower `#bres`, 2025). */
   everyPair: { every: { classes: [FULL.pairClass], selector: FULL.pair } },
+  /** Questions by shape: a question and its log key (2021–2026)… */
+  askedQuestions: { every: { attributes: { [SHAPE.asked]: true }, match: (el: Element) => SHAPE.askedKey in el.attribs } },
+  /** …expandable rows (2019)… */
+  expanders: { every: { attributes: { [SHAPE.expander]: true }, match: (el: Element) => el.attribs.role === SHAPE.expanderRole && "aria-controls" in el.attribs } },
+  /** …a basic page's question line followed by its answer box (two children of one wrapper). */
+  basicQuestions: { every: { tags: ["span"], match: isBasicQuestion } },
 });
 /** SingleFile's mark on what was not displayed when the page was saved. */
 const SAVED_HIDDEN = "sf-hidden";
 
 export function extractRelatedQuestions(doc: Document): RelatedQuestion[] {
-  const { firstQuestion: found, everyPair } = LANDMARKS.of(doc);
-  if (!found) return [];
-  return hasClass(found, FULL.pairClass) ? readFull(everyPair, doc) : readBasic(found);
+  const { firstQuestion: found, everyPair, basicQuestions } = LANDMARKS.of(doc);
+  if (found) return hasClass(found, FULL.pairClass) ? readFull(everyPair, doc) : readBasic(found);
+  const pairs = pairsByShape(doc);
+  if (pairs.length) return readFull(pairs, doc);
+  return basicQuestions.length ? readBasicSpans(basicQuestions) : [];
+}
+
+/**
+ * The question pairs of a full page: by class, else by shape (see the module's comment). Links
+ * inside them are the answers' sources, never results or related searches.
+ */
+export function questionPairs(doc: Document): readonly Element[] {
+  const { everyPair, firstQuestion } = LANDMARKS.of(doc);
+  if (everyPair.length) return everyPair;
+  return firstQuestion ? [] : pairsByShape(doc);
+}
+
+/** Full-page pairs found by shape: around each asked question, or else each expandable question row. */
+function pairsByShape(doc: Document): Element[] {
+  const { askedQuestions, expanders } = LANDMARKS.of(doc);
+  const questions = askedQuestions.length
+    ? askedQuestions
+    : expanders.filter((e) => SHAPE.questionMark.test(text(e)));
+  // A lone expandable row whose text asks something is not a list of questions.
+  if (!askedQuestions.length && questions.length < 2) return [];
+  return questionsWidened(questions);
+}
+
+/** Each question widened to the largest element around it that holds no other question, at most `PAIR_DEPTH` levels up. */
+function questionsWidened(questions: readonly Element[]): Element[] {
+  const set = new Set(questions);
+  const holdsOther = (el: Element, own: Element): boolean => {
+    for (const q of set) if (q !== own && q !== el && isWithin(q, el)) return true;
+    return false;
+  };
+  return questions
+    .filter((q) => !questions.some((o) => o !== q && isWithin(q, o)))
+    .map((q) => {
+      let pair = q;
+      for (let i = 0; i < PAIR_DEPTH; i++) {
+        const up = parentElement(pair);
+        if (!up || holdsOther(up, q)) break;
+        pair = up;
+      }
+      return pair;
+    });
+}
+
+function isWithin(el: Element, ancestor: Element): boolean {
+  for (let node = el.parent; node; node = node.parent) if (node === ancestor) return true;
+  return false;
+}
+
+/** A basic page's question line: a `span` whose wrapper holds it and one `div`, the answer quoting a result. */
+function isBasicQuestion(span: Element): boolean {
+  const wrapper = parentElement(span);
+  if (!wrapper) return false;
+  const children = wrapper.children.filter(isTag);
+  if (children.length !== 2 || children[0] !== span || children[1]!.name !== "div") return false;
+  return first(SHAPE.basicAnswerLink, children[1]!) !== null;
 }
 
 /**
@@ -190,13 +279,17 @@ function readBasic(firstSpan: Element): RelatedQuestion[] {
   // Each question and its answer share a wrapper; the wrappers are children of the PAA block.
   const wrapper = parentElement(firstSpan);
   const block = wrapper && parentElement(wrapper);
-  const spans = block ? all(BASIC.question, block) : [firstSpan];
+  return readBasicSpans(block ? all(BASIC.question, block) : [firstSpan]);
+}
+
+/** The questions of a basic page from their lines, each followed by its answer box. */
+function readBasicSpans(spans: readonly Element[]): RelatedQuestion[] {
   const questions: RelatedQuestion[] = [];
   for (const span of spans) {
     const question = text(span);
     if (!question) continue;
     const next = nextElement(span);
-    const answerBox = next && first(BASIC.answer, [next]);
+    const answerBox = next && (first(BASIC.answer, [next]) ?? (hasClass(span, BASIC.questionClass) ? null : next));
     questions.push(answerBox ? { question, ...basicAnswer(answerBox) } : { question });
   }
   return questions;

@@ -11,6 +11,13 @@
  * The section is told apart from other carousels by what it holds, never by its (localized) heading:
  * a link to the news tab (`tbm=nws`), or cards that link out through `/url?q=`. Raw pages fill most
  * thumbnails in by script; those are read from the script, a 1×1 placeholder is never returned.
+ *
+ * Where the classes are gone (a redesign renamed them), the stories are found by their shape: the
+ * section is the one linking to the news tab (tags and links, no class); in it, a 2024–2026 card
+ * carries its story's ids (`data-news-doc-id`; social posts elsewhere on the page carry them too, so
+ * only inside the section), a 2019 one is a `g-inner-card`; its publisher is the text before the
+ * headline and its age the text that reads as a date (`isDateText`). A basic page's stories are `/url?q=` links, each holding a picture and ending with
+ * a "publisher / age" box, side by side (two or more under one parent).
  */
 import type { TopStory } from "@serp/shared";
 import { isText } from "domhandler";
@@ -27,6 +34,7 @@ import {
   type Document,
   type Element,
 } from "../../html/index.js";
+import { isDateText, pieces } from "../../html/cards.js";
 import { isPlaceholderImage, scriptedImageSources, targetUrl } from "../../values.js";
 
 /** Full pages, desktop 2019–2026. */
@@ -37,6 +45,9 @@ const FULL = {
   modernCard: "div.m7jPZ",
   modernCardClass: "m7jPZ",
   card: "g-inner-card, div.m7jPZ",
+  /** Cards inside a section: also by a 2024–2026 card's story id. */
+  sectionCard: "g-inner-card, div.m7jPZ, [data-news-doc-id]",
+  storyId: "data-news-doc-id",
   link: "a[href]",
   title: '[role="heading"]',
   /** Publisher: `cite` (2019), the name beside the favicon (2024–2026). */
@@ -61,8 +72,13 @@ const BASIC = {
   thumbnail: "img",
 } as const;
 
+/** A basic page's link out (`/url?q=`): a story, when it holds a picture and ends with its publisher and age. */
+const BASIC_LINK_OUT = /^\/url\?(?:[^#]*&)?q=/;
+
 /** Found in the web page's one landmark sweep (web/index.ts includes this index). */
 export const LANDMARKS = landmarkIndex({
+  /** A basic page's links out: stories among them by shape, where the carousel classes are gone. */
+  linksOut: { every: { tags: ["a"], match: (a: Element) => BASIC_LINK_OUT.test(a.attribs.href ?? "") } },
   /** The section of any layout. */
   storiesSection: {
     first: {
@@ -74,8 +90,8 @@ export const LANDMARKS = landmarkIndex({
 });
 
 export function extractTopStories(doc: Document): TopStory[] {
-  const found = LANDMARKS.of(doc).storiesSection;
-  if (!found) return [];
+  const { storiesSection: found, linksOut } = LANDMARKS.of(doc);
+  if (!found) return readBasicByShape(linksOut);
   if (hasClass(found, BASIC.carouselClass)) return readBasic(found);
   const holder = found.name === FULL.sectionTag ? found : closest(found, (e) => e.name === FULL.sectionTag);
   // Cards outside any section (not seen in captured pages) are read from the whole document.
@@ -86,16 +102,17 @@ function readFull(doc: Document, section: Element | Document): TopStory[] {
   let scripted: Map<string, string> | undefined;
   const images = () => (scripted ??= scriptedImageSources(doc));
   const stories: TopStory[] = [];
-  for (const card of all(FULL.card, section)) {
-    if (card.name === "div" && closest(card, (e) => e.name === "g-inner-card")) continue;
+  for (const card of all(section === doc ? FULL.card : FULL.sectionCard, section)) {
+    if (card.name === "div" && closest(card, (e) => e.name === "g-inner-card" || (e !== card && FULL.storyId in e.attribs))) continue;
     const found = scan(card, CARD_PARTS);
     const link = targetUrl(attr(found.first(FULL.link), "href"));
     const title = found.textOf(FULL.title);
     if (!link || !title) continue;
     const story: TopStory = { title, link };
-    const source = found.textOf(FULL.source);
+    const shaped = found.first(FULL.source) && found.first(FULL.date) ? undefined : sourceAndDate(card, found.first(FULL.title)!);
+    const source = found.textOf(FULL.source) ?? shaped?.source;
     if (source) story.source = source;
-    const date = found.textOf(FULL.date);
+    const date = found.textOf(FULL.date) ?? shaped?.date;
     if (date) story.date = date;
     const thumbnail = imageSource(found.first(FULL.thumbnail), images);
     if (thumbnail) story.thumbnail = thumbnail;
@@ -114,6 +131,43 @@ function readBasic(carousel: Element): TopStory[] {
     const [source, date] = lines(first(BASIC.sourceAndDate, card));
     if (source) story.source = source;
     if (date) story.date = date;
+    const thumbnail = imageSource(first(BASIC.thumbnail, card));
+    if (thumbnail) story.thumbnail = thumbnail;
+    stories.push(story);
+  }
+  return stories;
+}
+
+/** A card's publisher (the text before its headline, not a date) and age (text that reads as a date), by shape. */
+function sourceAndDate(card: Element, heading: Element): { source?: string; date?: string } {
+  const all = pieces(card);
+  const at = all.findIndex((p) => p.el === heading || closest(p.el, (e) => e === heading));
+  const before = at < 0 ? [] : all.slice(0, at);
+  const source = before.filter((p) => !isDateText(p.text)).at(-1)?.text;
+  const date = all.find((p) => isDateText(p.text))?.text;
+  return { ...(source ? { source } : {}), ...(date ? { date } : {}) };
+}
+
+/**
+ * A basic page's stories by shape: links out that hold a picture and whose last box ends with an
+ * age (`Publisher\nAge`), two or more under one parent (the carousel).
+ */
+function readBasicByShape(linksOut: readonly Element[]): TopStory[] {
+  const cards = linksOut.filter((a) => {
+    const last = pieces(a).at(-1);
+    return !!last && !!first(BASIC.thumbnail, a) && isDateText(lines(last.el).at(-1) ?? "");
+  });
+  const stories: TopStory[] = [];
+  for (const card of cards) {
+    if (cards.filter((c) => c.parent === card.parent).length < 2) continue;
+    const link = targetUrl(attr(card, "href"));
+    const boxes = pieces(card);
+    const title = boxes.length > 1 ? boxes[0]!.text : undefined;
+    if (!link || !title) continue;
+    const story: TopStory = { title, link };
+    const [source, date] = lines(boxes.at(-1)!.el);
+    if (source && date) story.source = source;
+    story.date = date ?? source;
     const thumbnail = imageSource(first(BASIC.thumbnail, card));
     if (thumbnail) story.thumbnail = thumbnail;
     stories.push(story);
