@@ -8,9 +8,10 @@
  * ancestor of its link that holds no other result's link. What they are read from (displayed links,
  * snippets, dates, sitelinks) is found in the page's landmark sweep, and each result gets what lies in its block.
  */
-import type { Link, OrganicResult } from "@serp/shared";
+import type { Link, OrganicResult, RichSnippet } from "@serp/shared";
 import {
   type AnyNode,
+  type Document,
   type Element,
   type Scan,
   all,
@@ -21,8 +22,10 @@ import {
   matches,
   scansOf,
   text,
+  textWithout,
 } from "../../html/index.js";
-import { targetUrl } from "../../values.js";
+import { isDateText } from "../../html/cards.js";
+import { isPlaceholderImage, lazyImageUrls, parseCount, parsePrice, parseRating, scriptedImageSources, targetUrl } from "../../values.js";
 import { isTag } from "domhandler";
 
 /** `full`: the JavaScript page served to browsers (desktop and mobile). `basic`: the no-JS / Lynx / WML page. */
@@ -50,13 +53,13 @@ const FULL: ResultSelectors = {
   // .VwiC3b desktop/mobile 2021+ · span.st desktop 2019 · .hgKElc featured snippet · .ITZIwc video results 2025+
   // · .yDYNvb mobile 2020 · .LZ8hH mobile 2018
   snippet: ".VwiC3b, span.st, .hgKElc, .ITZIwc, .yDYNvb, .LZ8hH .MUxGbd",
-  // .LEwnzc 2024+ · .wuQ4Ob 2021–2023 · span.f 2019
-  date: ".LEwnzc, .wuQ4Ob, span.st span.f",
+  // .YrbPuc 2026 · .LEwnzc 2024+ · .wuQ4Ob 2021–2023 · span.f 2019 (a date in front of the snippet's text is also read by its shape)
+  date: ".YrbPuc, .LEwnzc, .wuQ4Ob, span.st span.f",
   // cite on desktop · .yKd8Hd mobile 2022+ · .qzEoUe mobile 2018–2020
   displayedLink: "cite, .yKd8Hd, .qzEoUe",
   source: ".VuuXrf, .BTu2cd",
-  // .HiHjCd 2021+ · .osl 2019 · a.LgElHb mobile 2018
-  inlineSitelinks: ".HiHjCd, .osl, a.LgElHb",
+  // .HiHjCd 2021+ · .jEYSNd 2025 · .QRcbWb mobile 2023 · .osl 2019 · a.LgElHb mobile 2018
+  inlineSitelinks: ".HiHjCd, .jEYSNd, .QRcbWb, .osl, a.LgElHb",
   expandedSitelinks: ".usJj9c",
   expandedSnippet: ".zz3gNc",
 };
@@ -179,8 +182,12 @@ export function findOrganicResults(
     BLOCK_PARTS[layout],
     (part) => parts[part]!,
   );
-  return organic.map(({ anchor, title, link }, i) => ({
-    result: { position: i + 1, title, link, ...details(blocks[i]!, anchor, sel) },
+  let scripted: Map<string, string> | undefined;
+  // Data URIs the page's scripts set, and URLs they load late (a data URI first: it is the picture itself).
+  const images = () =>
+    (scripted ??= page.type === "root" ? new Map([...lazyImageUrls(page as Document), ...scriptedImageSources(page as Document)]) : new Map());
+  return organic.map(({ anchor, title, link, block }, i) => ({
+    result: { position: i + 1, title, link, ...redirectOf(anchor), ...details(blocks[i]!, { block, anchor, link, sel, images }) },
     anchor,
   }));
 }
@@ -251,32 +258,132 @@ function resultBlock(anchor: Element, root: Element, titlesUnder: Map<Element, n
 
 type Details = Omit<OrganicResult, "position" | "title" | "link">;
 
+/** What `details` reads a result's fields from besides the scan of its block. */
+interface BlockContext {
+  block: Element;
+  anchor: Element;
+  /** The result's link (its target). */
+  link: string;
+  sel: ResultSelectors;
+  /** Image id → the data URI or URL the page's scripts set (read once per page, on first use). */
+  images: () => Map<string, string>;
+}
+
+/** The engine's click redirect a result's link goes through: `/url?q=<target>&…`. */
+const RESULT_REDIRECT = /^(?:https?:\/\/(?:www\.)?google\.[a-z.]+)?\/url\?/i;
+
+/** `redirect_link`: the redirect the title link goes through (absolute), when its href is one. */
+function redirectOf(anchor: Element): { redirect_link?: string } {
+  const href = attr(anchor, "href");
+  if (!href || !RESULT_REDIRECT.test(href)) return {};
+  try {
+    return { redirect_link: new URL(href, "https://www.google.com").href };
+  } catch {
+    return {};
+  }
+}
+
 /** The result's other fields, read from the scan of its block. */
-function details(block: Scan, anchor: Element, sel: ResultSelectors): Details {
+function details(scan: Scan, ctx: BlockContext): Details {
+  const { anchor, sel } = ctx;
   const out: Details = {};
-  const displayed = text(block.first(sel.displayedLink));
+  const displayed = text(scan.first(sel.displayedLink));
   if (displayed) out.displayed_link = displayed.replace(/\s*›\s*/g, " › ");
-  const source = sel.source ? text(block.first(sel.source)) : "";
+  const source = sel.source ? text(scan.first(sel.source)) : "";
   if (source) out.source = source;
-  const snippetEl = findSnippet(block, anchor, sel);
-  const dateEl = snippetEl ? block.all(sel.date).find((d) => isInside(d, snippetEl)) : undefined;
-  const date = cleanDate(text(dateEl));
+  const images = resultImages(ctx);
+  if (images.thumbnail) out.thumbnail = images.thumbnail;
+  if (images.favicon) out.favicon = images.favicon;
+  const snippetEl = findSnippet(scan, anchor, sel);
+  const dateEl = snippetEl ? scan.all(sel.date).find((d) => isInside(d, snippetEl)) : undefined;
+  // The snippet's text without its "Read more" link (the result's own page, at the passage quoted).
+  const full = snippetEl ? textWithout(snippetEl, (el) => el.name === "a" && isOwnPage(el, ctx.link)) : "";
+  const marked = cleanDate(text(dateEl));
+  // A date in front of the snippet's text (`Mar 3, 2024 — …`), in a span no selector names.
+  const date = marked ?? leadingDate(full);
   if (date) out.date = date;
   if (snippetEl) {
-    const full = text(snippetEl);
-    const snippet = date && dateEl ? stripDatePrefix(full, text(dateEl)) : full;
+    const snippet = date ? stripDatePrefix(full, marked && dateEl ? text(dateEl) : date) : full;
     if (snippet) out.snippet = snippet;
+    const words = highlightedWords(snippetEl, dateEl, date);
+    if (words.length) out.snippet_highlighted_words = words;
   }
-  const sitelinks = readSitelinks(block.all(sitelinksOf(sel)), anchor, sel);
+  const sitelinkRows = scan.all(sitelinksOf(sel));
+  const sitelinks = readSitelinks(sitelinkRows, anchor, sel);
   if (sitelinks) out.sitelinks = sitelinks;
+  const rich = richSnippet(ctx, snippetEl, sitelinkRows);
+  if (rich) out.rich_snippet = rich;
   return out;
 }
 
-/** The first snippet-like text of the block outside the title link (usually the first match). */
+/** Whether a link leads to the result's own page (`Read more`, with or without a `#:~:text=` passage). */
+function isOwnPage(a: Element, link: string): boolean {
+  const target = resultLink(attr(a, "href"));
+  return !!target && (target.includes("#:~:text=") || target.split("#")[0] === link.split("#")[0]);
+}
+
+/**
+ * The words the snippet shows in bold (`<em>`, `<b>`), in page order, repeats kept (as the reference
+ * API gives them); the date in front of the snippet is not one of them.
+ */
+function highlightedWords(snippetEl: Element, dateEl: Element | undefined, date: string | undefined): string[] {
+  const words: string[] = [];
+  for (const el of all("em, b", snippetEl)) {
+    if (dateEl && isInside(el, dateEl)) continue;
+    if (all("em, b", el).length) continue;
+    const word = text(el);
+    if (word && word !== date) words.push(word);
+  }
+  return words;
+}
+
+/** Declared size of an image in pixels (`width`/`height` attributes or inline style), 0 when unknown. */
+function imageSize(img: Element): number {
+  const attrs = [Number(attr(img, "width")) || 0, Number(attr(img, "height")) || 0];
+  for (const m of (attr(img, "style") ?? "").matchAll(/(?:^|;)\s*(?:height|width)\s*:\s*(\d+)px/gi)) attrs.push(Number(m[1]));
+  return Math.max(...attrs);
+}
+
+/** The largest an icon beside the site's name is drawn (16–26 px on the pages captured). */
+const ICON_MAX = 32;
+
+/**
+ * The site's icon (an image of icon size, beside the site's name) and the result's picture (any
+ * larger image, or one without a declared size, outside the sitelinks): a URL or data URI, a
+ * placeholder swapped for the data URI the page's script sets.
+ */
+function resultImages(ctx: BlockContext): { favicon?: string; thumbnail?: string } {
+  const out: { favicon?: string; thumbnail?: string } = {};
+  for (const img of all("img", ctx.block)) {
+    const size = imageSize(img);
+    const icon = size > 0 && size <= ICON_MAX;
+    if (icon ? out.favicon : out.thumbnail) continue;
+    const src = imageSource(img, ctx.images);
+    if (!src) continue;
+    if (icon) out.favicon = src;
+    else out.thumbnail = src;
+  }
+  return out;
+}
+
+function imageSource(img: Element, scripted: () => Map<string, string>): string | undefined {
+  const src = attr(img, "src") ?? attr(img, "data-src");
+  if (src && !isPlaceholderImage(src)) {
+    if (src.startsWith("data:image/")) return src;
+    const url = targetUrl(src);
+    return url && !/^https?:\/\/(?:www\.)?google\.[a-z.]+\/(?:images\/|logos\/)?(?:branding|nav_logo)/i.test(url) ? url : undefined;
+  }
+  const id = attr(img, "id");
+  return id ? scripted().get(id) : undefined;
+}
+
+/**
+ * The first snippet-like text of the block outside the title link. A rating or price line in a
+ * snippet's place (the basic page prints `Rating 8.7/10 (1,957,975)` in the same element as text) is
+ * the rich snippet, not the snippet.
+ */
 function findSnippet(block: Scan, anchor: Element, sel: ResultSelectors): Element | undefined {
-  const firstMatch = block.first(sel.snippet);
-  if (!firstMatch || (!isInside(firstMatch, anchor) && firstMatch.children.length)) return firstMatch ?? undefined;
-  return block.all(sel.snippet).find((el) => !isInside(el, anchor) && text(el));
+  return block.all(sel.snippet).find((el) => !isInside(el, anchor) && text(el) && !isRichLine(text(el).replace(/\u200e/g, "")));
 }
 
 /**
@@ -335,7 +442,125 @@ function cleanDate(raw: string): string | undefined {
   return DATE_LIKE.test(date) ? date : undefined;
 }
 
+/** A date in front of a snippet's text, before its dash: `Mar 3, 2024 — …`, `7 days ago — …`. */
+function leadingDate(snippet: string): string | undefined {
+  const m = snippet.match(/^(.{1,40}?)\s+[—–]\s/u);
+  if (!m) return undefined;
+  const date = m[1]!.trim();
+  return isDateText(date) || DATE_LIKE.test(date) ? date : undefined;
+}
+
 function stripDatePrefix(snippet: string, dateText: string): string {
   const rest = snippet.startsWith(dateText) ? snippet.slice(dateText.length) : snippet;
   return rest.replace(/^[\s—–·-]+/u, "").trim();
+}
+
+/**
+ * Lines a rich result shows above or below its snippet: a rating (`Rating: 4.1`, `4.9/5`, `★★★★☆`),
+ * review or vote counts, prices (`$1,049.00 to $1,499.00`, `от 46$`), stock, and facts rows
+ * (`Introduced: 15th century`). Told by their shape; a line longer than a rich line is text.
+ */
+const RATING = /(?:^|[\s·])(?:Rating|Note|Bewertung|Valutazione|Valoración|Avaliação|Ocena|Оценка|Рейтинг|評価)\s*:?\s*(\d+(?:[.,]\d+)?)|(?:^|[\s(])(\d(?:[.,]\d+)?)\s*\/\s*(?:5|10)\b|[★☆]{3,}/iu;
+const COUNT_WORD = /(\d[\d.,\s\u00a0]*\d|\d)\s*\+?\s*(reviews?|votes?|avis|Rezensionen|Bewertungen|opiniones|recensioni|avaliações|recenzji|отзыв\p{L}*|голос\p{L}*|件のレビュー)(?![\p{L}])/iu;
+const PAREN_COUNT = /\((\d[\d.,\s\u00a0]*)\)/u;
+const CURRENCY = "[$€£¥₽₴₹]|US\\$|R\\$|руб\\.?|AED|USD|EUR|CHF|грн";
+const PRICE = new RegExp(String.raw`(${CURRENCY})\s?(\d[\d.,\s\u00a0]*\d|\d)|(\d[\d.,\s\u00a0]*\d|\d)\s?(${CURRENCY})`, "iu");
+const PRICE_RANGE = new RegExp(String.raw`${PRICE.source}\s*(?:to|-|–|à|bis|a|до)\s*${PRICE.source}`, "iu");
+const STOCK = /\b(?:In stock|Out of stock|En stock|Auf Lager|Disponible|В наличии)\b/iu;
+const FACT = /^[\p{Lu}][\p{L} ]{1,30}:\s+\S/u;
+/** The longest line read as a rich line: snippets and titles are longer. */
+const RICH_MAX = 120;
+
+function isRichLine(line: string): boolean {
+  if (!line || line.length > RICH_MAX || /(?:\.\.\.|…)$/u.test(line)) return false;
+  if (RATING.test(line) || COUNT_WORD.test(line) || STOCK.test(line) || FACT.test(line)) return true;
+  // A price on a short line, or on a line of `·`-separated facts.
+  return PRICE.test(line) && (line.length <= 40 || line.includes("·"));
+}
+
+/**
+ * The rich snippet: lines of ratings, prices and facts in the result's block, outside its title link,
+ * displayed link, snippet and sitelinks. Lines above the snippet are its `top`, lines below its
+ * `bottom`; each line's `·`-separated parts are its extensions, and the figures they state its
+ * detected extensions.
+ */
+function richSnippet(ctx: BlockContext, snippetEl: Element | undefined, sitelinkRows: readonly Element[]): RichSnippet | undefined {
+  const skip = new Set<Element>([ctx.anchor, ...sitelinkRows]);
+  if (snippetEl) skip.add(snippetEl);
+  const lines: { text: string; below: boolean }[] = [];
+  let below = false;
+  const visit = (el: Element): void => {
+    if (el === snippetEl) below = true;
+    if (skip.has(el) || el.name === "cite" || el.name === "script" || el.name === "style" || el.name === "g-accordion") return;
+    // A linked block (a sitelink card, a picture, a related thread) is no line of the result's own.
+    if (el.name === "a" && !isTextRow(el)) return;
+    if (isLine(el)) {
+      const line = text(el).replace(/\u200e/g, "").trim();
+      if (isRichLine(line)) lines.push({ text: line, below });
+      return;
+    }
+    for (const c of el.children) if (isTag(c)) visit(c);
+  };
+  visit(ctx.block);
+  const top = lines.filter((l) => !l.below).map((l) => l.text);
+  const bottom = lines.filter((l) => l.below).map((l) => l.text);
+  if (!top.length && !bottom.length) return undefined;
+  return { ...(top.length ? { top: richPart(top) } : {}), ...(bottom.length ? { bottom: richPart(bottom) } : {}) };
+}
+
+/** A link that is a line of text (no block inside it). */
+function isTextRow(a: Element): boolean {
+  return !all("div", a).length;
+}
+
+const LINE_BLOCKS = new Set(["div", "li", "p", "td", "tr", "table", "ul", "ol"]);
+
+/** A block element holding no other block: one line of the card. */
+function isLine(el: Element): boolean {
+  if (!LINE_BLOCKS.has(el.name)) return false;
+  const stack = [...el.children];
+  while (stack.length) {
+    const c = stack.pop()!;
+    if (!isTag(c)) continue;
+    if (LINE_BLOCKS.has(c.name) && text(c)) return false;
+    stack.push(...c.children);
+  }
+  return true;
+}
+
+function richPart(lines: string[]): { extensions: string[]; detected_extensions?: Record<string, number | string> } {
+  const extensions = lines.flatMap((l) => l.split(/\s*·\s*/u)).map((e) => e.trim()).filter(Boolean);
+  const detected: Record<string, number | string> = {};
+  for (const e of extensions) {
+    const rating = e.match(RATING);
+    if (rating && detected.rating === undefined) {
+      const n = parseRating(rating[1] ?? rating[2]);
+      if (n !== undefined) detected.rating = n;
+      const count = e.replace(rating[0], "").match(PAREN_COUNT);
+      const reviews = parseCount(count?.[1]);
+      if (reviews !== undefined && detected.reviews === undefined) detected.reviews = reviews;
+    }
+    const counted = e.match(COUNT_WORD);
+    if (counted) {
+      const key = /^vot|^голос/iu.test(counted[2]!) ? "votes" : "reviews";
+      const n = parseCount(counted[1]);
+      if (n !== undefined && detected[key] === undefined) detected[key] = n;
+    }
+    const range = e.match(PRICE_RANGE);
+    const price = range ? undefined : e.match(PRICE);
+    if (range && detected.price_from === undefined) {
+      const from = parsePrice(range[2] ?? range[3]);
+      const to = parsePrice(range[6] ?? range[7]);
+      if (from !== undefined) detected.price_from = from;
+      if (to !== undefined) detected.price_to = to;
+      detected.currency = (range[1] ?? range[4])!;
+    } else if (price && detected.price === undefined && detected.price_from === undefined) {
+      const n = parsePrice(price[2] ?? price[3]);
+      if (n !== undefined) {
+        detected.price = n;
+        detected.currency = (price[1] ?? price[4])!;
+      }
+    }
+  }
+  return Object.keys(detected).length ? { extensions, detected_extensions: detected } : { extensions };
 }
