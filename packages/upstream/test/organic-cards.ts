@@ -89,12 +89,35 @@ function destination(href: string | undefined): string | undefined {
 /** A redirect through the engine: `/url?q=…` or `https://www.google.<tld>/url?…`. */
 export const REDIRECT_HREF = /^(?:https?:\/\/(?:www\.)?google\.[a-z.]+)?\/url\?/i;
 
-/** Dates in front of a snippet: `Mar 3, 2024 —`, `7 days ago —`, `21 juin 2019 -`, `2024年5月3日 —`. */
-const LEADING_DATE = /^(.{1,30}?)\s*[—–-]\s/u;
+/** Dates in front of a snippet: `Mar 3, 2024 —`, `7 days ago —`, `21 juin 2019 -`, `Mar 2, 2023 ·` (basic page). */
+const LEADING_DATE = /^(.{1,30}?)(?:\s*[—–]\s*|\s*[·-]\s)/u;
+/** Dates `DATE_TEXT` does not know: `2025/05/09` (ja), `21 сент. 2023 г.` (ru). */
+const MORE_DATES = /^\d{4}\/\d{1,2}\/\d{1,2}$|^\d{1,2}\s+\p{L}+\.?\s+\d{4}\s*г\.?$/u;
+const isDate = (s: string) => DATE_TEXT.test(s) || MORE_DATES.test(s);
+function startsWithDate(line: string): boolean {
+  const m = line.match(LEADING_DATE);
+  return !!m && isDate(m[1]!.trim());
+}
+/** A facts row: `Introduced: 15th century`, `Budget: $63 million`. */
+const FACT_ROW = /^\p{Lu}[^:·]{1,30}\s?:\s+\S/u;
 
 /** A rating, a review count, a price or stock line as cards show them under the title. */
 const RICH_LINE =
-  /(?:Rating|Note|Bewertung|Valoración|Ocena|Оценка|評価)\s*:?\s*\d[.,]?\d?|\d[.,]\d\s*\(\d[\d.,\s]*\)|\d[\d.,]*\s*(?:reviews?|votes?|avis|Rezensionen|opiniones|recenzji|отзыв\p{L}*)\b|(?:[$€£₽¥]\s?\d|\d[\d\s.,]*\s?(?:[$€£₽¥]|руб|USD|EUR))|\bIn stock\b|\bPrice range\b/iu;
+  /(?:Rating|Note|Bewertung|Valoración|Ocena|Оценка|評価)\s*:?\s*\d[.,]?\d?|\d[.,]\d\s*\(\d[\d.,\s]*\)|\d[\d.,]*\s*(?:reviews?|votes?|avis|Rezensionen|opiniones|recenzji|отзыв\p{L}*)\b|(?:[$€£₽¥￥]\s?\d|\d[\d\s.,]*\s?(?:[$€£₽¥￥]|руб|USD|EUR))|\bIn stock\b|\bPrice range\b|Cited by \d|被引用数/iu;
+
+/**
+ * A line of ratings, prices or stock under a title: a rating or review count on a short line, or a
+ * short line of `·`-separated parts one of which is a price, or a price alone. A longer line, or one
+ * cut short (`…`), is a snippet that mentions a price.
+ */
+function isRichLine(line: string): boolean {
+  const l = line.replace(/\u200e/g, "").trim();
+  if (l.length > 120 || /(?:\.\.\.|…)$/u.test(l) || startsWithDate(l)) return false;
+  if (/(?:Rating|Note|Bewertung|Рейтинг|Оценка)\s*:?\s*\d|\d[.,]?\d?\s*\/\s*(?:5|10)\b/iu.test(l)) return true;
+  const parts = l.split(/\s*·\s*/u);
+  if (parts.length > 1 && parts.every((p) => p.length <= 40)) return RICH_LINE.test(l);
+  return l.length <= 30 && RICH_LINE.test(l);
+}
 
 function shownFields(card: Element, anchor: Element): Set<Field> {
   const shows = new Set<Field>();
@@ -102,8 +125,9 @@ function shownFields(card: Element, anchor: Element): Set<Field> {
   if (REDIRECT_HREF.test(href)) shows.add("redirect_link");
   // Text of the card outside its title link, line by line (blocks split lines).
   const lines = cardLines(card, anchor);
-  if (lines.some((l) => { const m = l.match(LEADING_DATE); return !!m && DATE_TEXT.test(m[1]!.trim()); })) shows.add("date");
-  if (lines.some((l) => l.length < 160 && RICH_LINE.test(l) && !LEADING_DATE.test(l))) shows.add("rich_snippet");
+  if (lines.some(startsWithDate)) shows.add("date");
+  const factRows = lines.filter((l) => l.length <= 120 && FACT_ROW.test(l) && !/(?:\.\.\.|…)$/u.test(l));
+  if (lines.some(isRichLine) || factRows.length >= 2 || all('[aria-label^="Rated"], [aria-label^="Note"], [aria-label^="Bewertet"]', card).length) shows.add("rich_snippet");
   for (const img of all("img", card)) {
     const size = Math.max(Number(attr(img, "width")) || 0, Number(attr(img, "height")) || 0, styleSize(img));
     if (size > 0 && size <= 32) shows.add("favicon");
@@ -115,7 +139,7 @@ function shownFields(card: Element, anchor: Element): Set<Field> {
 }
 
 /** The card's lines of text outside the title link: each block element's own text. */
-function cardLines(card: Element, anchor: Element): string[] {
+export function cardLines(card: Element, anchor: Element): string[] {
   const lines: string[] = [];
   let line = "";
   const BLOCKS = new Set(["div", "br", "li", "tr", "td", "p", "h3", "table", "ul", "ol"]);

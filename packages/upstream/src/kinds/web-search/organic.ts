@@ -298,7 +298,9 @@ function details(scan: Scan, ctx: BlockContext): Details {
   const dateEl = snippetEl ? scan.all(sel.date).find((d) => isInside(d, snippetEl)) : undefined;
   // The snippet's text without its "Read more" link (the result's own page, at the passage quoted).
   const full = snippetEl ? textWithout(snippetEl, (el) => el.name === "a" && isOwnPage(el, ctx.link)) : "";
-  const marked = cleanDate(text(dateEl));
+  // The slot may hold a line of facts with the year among them (`by RL Siegel · 2024 · Cited by 3811`).
+  const slot = dateSlot(text(dateEl));
+  const marked = slot.date;
   // A date in front of the snippet's text (`Mar 3, 2024 — …`), in a span no selector names.
   const date = marked ?? leadingDate(full);
   if (date) out.date = date;
@@ -311,7 +313,7 @@ function details(scan: Scan, ctx: BlockContext): Details {
   const sitelinkRows = scan.all(sitelinksOf(sel));
   const sitelinks = readSitelinks(sitelinkRows, anchor, sel);
   if (sitelinks) out.sitelinks = sitelinks;
-  const rich = richSnippet(ctx, snippetEl, sitelinkRows);
+  const rich = richSnippet(ctx, snippetEl, sitelinkRows, slot.facts);
   if (rich) out.rich_snippet = rich;
   return out;
 }
@@ -442,12 +444,35 @@ function cleanDate(raw: string): string | undefined {
   return DATE_LIKE.test(date) ? date : undefined;
 }
 
-/** A date in front of a snippet's text, before its dash: `Mar 3, 2024 — …`, `7 days ago — …`. */
+/** Dates the card reader's patterns do not hold: `2025/05/09` (ja), `21 сент. 2023 г.` (ru). */
+const MORE_DATES = /^\d{4}\/\d{1,2}\/\d{1,2}$|^\d{1,2}\s+\p{L}+\.?\s+\d{4}\s*г\.?$/u;
+const YEAR = /^(?:1[89]|20)\d{2}$/;
+
+function isDate(s: string): boolean {
+  return isDateText(s) || MORE_DATES.test(s);
+}
+
+/**
+ * A date in front of a snippet's text, before its dash: `Mar 3, 2024 — …`, `7 days ago — …`,
+ * `28 oct. 2019 - …` (2019–2022), `Jan 8, 2025—…` (a DOM saved without spaces). Only a whole date
+ * counts: `Top 10 of 2023 — …` is text.
+ */
 function leadingDate(snippet: string): string | undefined {
-  const m = snippet.match(/^(.{1,40}?)\s+[—–]\s/u);
+  const m = snippet.match(/^(.{1,40}?)(?:\s*[—–]\s*|\s+-\s)/u);
   if (!m) return undefined;
   const date = m[1]!.trim();
-  return isDateText(date) || DATE_LIKE.test(date) ? date : undefined;
+  return isDate(date) ? date : undefined;
+}
+
+/**
+ * The date slot's text: a date (`Mar 22, 2023 —`), or a line of facts with the year among them
+ * (scholarly results: `by RL Siegel · 2024 · Cited by 3811`), whose parts are the rich snippet's.
+ */
+function dateSlot(raw: string): { date?: string; facts: string[] } {
+  const line = raw.replace(/[\s—–·-]+$/u, "").trim();
+  if (!line.includes("·")) return { date: cleanDate(line), facts: [] };
+  const facts = line.split(/\s*·\s*/u).filter(Boolean);
+  return { date: facts.find((f) => isDate(f) || YEAR.test(f)), facts };
 }
 
 function stripDatePrefix(snippet: string, dateText: string): string {
@@ -460,19 +485,23 @@ function stripDatePrefix(snippet: string, dateText: string): string {
  * review or vote counts, prices (`$1,049.00 to $1,499.00`, `от 46$`), stock, and facts rows
  * (`Introduced: 15th century`). Told by their shape; a line longer than a rich line is text.
  */
-const RATING = /(?:^|[\s·])(?:Rating|Note|Bewertung|Valutazione|Valoración|Avaliação|Ocena|Оценка|Рейтинг|評価)\s*:?\s*(\d+(?:[.,]\d+)?)|(?:^|[\s(])(\d(?:[.,]\d+)?)\s*\/\s*(?:5|10)\b|[★☆]{3,}/iu;
+const RATING = /(?:^|[\s·])(?:Rating|Note|Bewertung|Valutazione|Valoración|Avaliação|Ocena|Оценка|Рейтинг|評価)\s*:?\s*(\d+(?:[.,]\d+)?)|(?:^|[\s(])(\d(?:[.,]\d+)?)\s*\/\s*(?:5|10)\b|(?:^|[\s·])(\d[.,]\d)\s*\(\d[\d.,\s\u00a0]*\)|[★☆]{3,}/iu;
 const COUNT_WORD = /(\d[\d.,\s\u00a0]*\d|\d)\s*\+?\s*(reviews?|votes?|avis|Rezensionen|Bewertungen|opiniones|recensioni|avaliações|recenzji|отзыв\p{L}*|голос\p{L}*|件のレビュー)(?![\p{L}])/iu;
 const PAREN_COUNT = /\((\d[\d.,\s\u00a0]*)\)/u;
-const CURRENCY = "[$€£¥₽₴₹]|US\\$|R\\$|руб\\.?|AED|USD|EUR|CHF|грн";
+const CURRENCY = "[$€£¥￥₽₴₹]|US\\$|R\\$|руб\\.?|AED|USD|EUR|CHF|грн";
 const PRICE = new RegExp(String.raw`(${CURRENCY})\s?(\d[\d.,\s\u00a0]*\d|\d)|(\d[\d.,\s\u00a0]*\d|\d)\s?(${CURRENCY})`, "iu");
-const PRICE_RANGE = new RegExp(String.raw`${PRICE.source}\s*(?:to|-|–|à|bis|a|до)\s*${PRICE.source}`, "iu");
+const PRICE_RANGE = new RegExp(String.raw`(?:${PRICE.source})\s*(?:to|-|–|à|bis|a|до)\s*(?:${PRICE.source})`, "iu");
+const CITED = /(?:Cited by|Zitiert von|Cité|Citado por|被引用数)\s*:?\s*(\d[\d.,]*)/iu;
 const STOCK = /\b(?:In stock|Out of stock|En stock|Auf Lager|Disponible|В наличии)\b/iu;
-const FACT = /^[\p{Lu}][\p{L} ]{1,30}:\s+\S/u;
+const FACT = /^\p{Lu}[^:·]{1,30}:\s+\S/u;
 /** The longest line read as a rich line: snippets and titles are longer. */
 const RICH_MAX = 120;
 
+/** The engine's notes on which query words a page lacks: not the page's facts. */
+const QUERY_NOTE = /^(?:Missing|Must include|Show results with|Manquant|Fehlend|Faltan?|Отсутствует)\s*:/iu;
+
 function isRichLine(line: string): boolean {
-  if (!line || line.length > RICH_MAX || /(?:\.\.\.|…)$/u.test(line)) return false;
+  if (!line || line.length > RICH_MAX || /(?:\.\.\.|…)$/u.test(line) || QUERY_NOTE.test(line)) return false;
   if (RATING.test(line) || COUNT_WORD.test(line) || STOCK.test(line) || FACT.test(line)) return true;
   // A price on a short line, or on a line of `·`-separated facts.
   return PRICE.test(line) && (line.length <= 40 || line.includes("·"));
@@ -484,33 +513,72 @@ function isRichLine(line: string): boolean {
  * `bottom`; each line's `·`-separated parts are its extensions, and the figures they state its
  * detected extensions.
  */
-function richSnippet(ctx: BlockContext, snippetEl: Element | undefined, sitelinkRows: readonly Element[]): RichSnippet | undefined {
-  const skip = new Set<Element>([ctx.anchor, ...sitelinkRows]);
+function richSnippet(
+  ctx: BlockContext,
+  snippetEl: Element | undefined,
+  sitelinkRows: readonly Element[],
+  slotFacts: readonly string[],
+): RichSnippet | undefined {
+  // Sitelink rows with links (the basic page's rows also hold its rating and snippet lines).
+  const skip = new Set<Element>([ctx.anchor, ...sitelinkRows.filter((r) => r.name === "a" || first("a", r))]);
   if (snippetEl) skip.add(snippetEl);
   const lines: { text: string; below: boolean }[] = [];
   let below = false;
   const visit = (el: Element): void => {
     if (el === snippetEl) below = true;
     if (skip.has(el) || el.name === "cite" || el.name === "script" || el.name === "style" || el.name === "g-accordion") return;
-    // A linked block (a sitelink card, a picture, a related thread) is no line of the result's own.
-    if (el.name === "a" && !isTextRow(el)) return;
+    // A link on its own (a sitelink, a picture, a related thread) is no line of the result's own;
+    // a line holding a link (`Region of origin: Kaffa in Horn of Africa`) is read whole above.
+    if (el.name === "a") return;
     if (isLine(el)) {
-      const line = text(el).replace(/\u200e/g, "").trim();
-      if (isRichLine(line)) lines.push({ text: line, below });
+      // A line that is only a link's text is a link (a related thread, a sitelink), not a fact.
+      const linked = all("a", el).map((a) => text(a)).join(" ");
+      if (linked && lineText(linked) === lineText(text(el))) return;
+      // One block may hold several facts rows, a `<br>` apart (the basic page).
+      const rows = brLines(el);
+      const amongFacts = rows.length > 1 ? rows.every((r) => FACT.test(r)) : factRows(el);
+      for (const row of rows) if (isRichLine(row) && (!isFactOnly(row) || amongFacts)) lines.push({ text: row, below });
       return;
     }
     for (const c of el.children) if (isTag(c)) visit(c);
   };
   visit(ctx.block);
-  const top = lines.filter((l) => !l.below).map((l) => l.text);
+  const top = [...(slotFacts.length ? [slotFacts.join(" · ")] : []), ...lines.filter((l) => !l.below).map((l) => l.text)];
   const bottom = lines.filter((l) => l.below).map((l) => l.text);
   if (!top.length && !bottom.length) return undefined;
   return { ...(top.length ? { top: richPart(top) } : {}), ...(bottom.length ? { bottom: richPart(bottom) } : {}) };
 }
 
-/** A link that is a line of text (no block inside it). */
-function isTextRow(a: Element): boolean {
-  return !all("div", a).length;
+/** A `Label: value` line and nothing else a rich line shows. */
+function isFactOnly(line: string): boolean {
+  return FACT.test(line) && !RATING.test(line) && !COUNT_WORD.test(line) && !STOCK.test(line) && !PRICE.test(line);
+}
+
+/**
+ * Whether a `Label: value` line sits among facts rows: every line beside it is one too. A list
+ * snippet's item (`Mission: Impossible - Dead Reckoning`) sits among items without a label.
+ */
+function factRows(el: Element): boolean {
+  const siblings = (el.parent?.children ?? []).filter((c): c is Element => isTag(c) && !!text(c));
+  return siblings.every((c) => FACT.test(lineText(text(c))));
+}
+
+/** A line's text without the left-to-right marks pages put around `:` and `·`. */
+function lineText(s: string): string {
+  return s.replace(/\u200e/g, "").replace(/\s+/g, " ").replace(/\s+:/g, ":").trim();
+}
+
+/** The text of a block, line by line at its `<br>`s. */
+function brLines(el: Element): string[] {
+  const rows: string[] = [""];
+  const walk = (n: AnyNode): void => {
+    if (isTag(n)) {
+      if (n.name === "br") rows.push("");
+      else if (n.name !== "script" && n.name !== "style") n.children.forEach(walk);
+    } else if (n.type === "text") rows[rows.length - 1] += (n as unknown as { data: string }).data;
+  };
+  el.children.forEach(walk);
+  return rows.map(lineText).filter(Boolean);
 }
 
 const LINE_BLOCKS = new Set(["div", "li", "p", "td", "tr", "table", "ul", "ol"]);
@@ -534,9 +602,9 @@ function richPart(lines: string[]): { extensions: string[]; detected_extensions?
   for (const e of extensions) {
     const rating = e.match(RATING);
     if (rating && detected.rating === undefined) {
-      const n = parseRating(rating[1] ?? rating[2]);
+      const n = parseRating(rating[1] ?? rating[2] ?? rating[3]);
       if (n !== undefined) detected.rating = n;
-      const count = e.replace(rating[0], "").match(PAREN_COUNT);
+      const count = e.match(PAREN_COUNT);
       const reviews = parseCount(count?.[1]);
       if (reviews !== undefined && detected.reviews === undefined) detected.reviews = reviews;
     }
@@ -545,6 +613,11 @@ function richPart(lines: string[]): { extensions: string[]; detected_extensions?
       const key = /^vot|^голос/iu.test(counted[2]!) ? "votes" : "reviews";
       const n = parseCount(counted[1]);
       if (n !== undefined && detected[key] === undefined) detected[key] = n;
+    }
+    const cited = e.match(CITED);
+    if (cited && detected.cited_by === undefined) {
+      const n = parseCount(cited[1]);
+      if (n !== undefined) detected.cited_by = n;
     }
     const range = e.match(PRICE_RANGE);
     const price = range ? undefined : e.match(PRICE);
