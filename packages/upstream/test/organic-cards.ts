@@ -133,7 +133,14 @@ function shownFields(card: Element, anchor: Element): Set<Field> {
     if (size > 0 && size <= 32) shows.add("favicon");
     else if (size > 32 || (!size && !inside(img, anchor))) shows.add("thumbnail");
   }
-  if (all("a[href]", card).some((a) => a !== anchor && !inside(a, anchor) && isSiteLink(a))) shows.add("sitelinks");
+  // Another page, or a section of the result's page (`#History`); not the result's page again, nor
+  // a moment of its video (`&t=99`).
+  const page = (url: string | undefined) => url?.replace(/([?&])t=\d+s?(?=&|#|$)/, "$1").replace(/[?&](?=#|$)/, "");
+  const own = page(destination(href));
+  const extra = (a: Element) => a !== anchor && !inside(a, anchor) && isSiteLink(a) && page(destination(attr(a, "href"))) !== own;
+  if (all("a[href]", card).some((a) => extra(a) && ownLine(a, card))) {
+    shows.add("sitelinks");
+  }
   if (all("em, b", card).some((b) => !inside(b, anchor) && !insideCite(b) && text(b))) shows.add("snippet_highlighted_words");
   return shows;
 }
@@ -178,6 +185,18 @@ function isSiteLink(a: Element): boolean {
   if (link.includes("#:~:text=")) return false;
   if (insideCite(a)) return false;
   return !!text(a) && !/^(?:Cached|Similar|Translate this page|En cache|Similaires|Im Cache|Ähnliche Seiten|Traduire cette page)$/i.test(text(a));
+}
+
+/**
+ * Whether a link is a line of the card by itself (or with other links only): a link inside a
+ * sentence, a facts row or beside a count is part of that text, not a link the result offers.
+ */
+function ownLine(a: Element, card: Element): boolean {
+  const BLOCKS = ["div", "li", "p", "td", "tr", "table", "ul", "ol", "h3"];
+  const line = [...ancestors(a)].find((e) => BLOCKS.includes(e.name) || e === card) ?? card;
+  let rest = text(line);
+  for (const link of all("a", line)) rest = rest.replace(text(link), "");
+  return /^[\s\u200e·|•,–-]*$/u.test(rest) && !/^\d[\d.,]*\+?\s+\p{L}+$/u.test(text(a));
 }
 
 function insideCite(el: Element): boolean {

@@ -311,7 +311,7 @@ function details(scan: Scan, ctx: BlockContext): Details {
     if (words.length) out.snippet_highlighted_words = words;
   }
   const sitelinkRows = scan.all(sitelinksOf(sel));
-  const sitelinks = readSitelinks(sitelinkRows, anchor, sel);
+  const sitelinks = readSitelinks(sitelinkRows, anchor, sel) ?? otherLinks(ctx);
   if (sitelinks) out.sitelinks = sitelinks;
   const rich = richSnippet(ctx, snippetEl, sitelinkRows, slot.facts);
   if (rich) out.rich_snippet = rich;
@@ -321,7 +321,15 @@ function details(scan: Scan, ctx: BlockContext): Details {
 /** Whether a link leads to the result's own page (`Read more`, with or without a `#:~:text=` passage). */
 function isOwnPage(a: Element, link: string): boolean {
   const target = resultLink(attr(a, "href"));
-  return !!target && (target.includes("#:~:text=") || target.split("#")[0] === link.split("#")[0]);
+  return !!target && (target.includes("#:~:text=") || samePage(target) === samePage(link));
+}
+
+/**
+ * A link without a video's start time (`&t=99`: a key moment of the same video). A fragment stays:
+ * `#History` is a section of the page, a sitelink.
+ */
+function samePage(link: string): string {
+  return link.replace(/([?&])t=\d+s?(?=&|#|$)/, "$1").replace(/[?&](?=#|$)/, "");
 }
 
 /**
@@ -411,6 +419,45 @@ function readSitelinks(rows: readonly Element[], anchor: Element, sel: ResultSel
   }
   if (!inline.length && !expanded.length) return undefined;
   return { ...(inline.length ? { inline } : {}), ...(expanded.length ? { expanded } : {}) };
+}
+
+/** Links the engine adds to a result: translation, cache, "more results from", the about panel. */
+const ENGINE_LINK = /^https?:\/\/(?:[a-z]+\.)?(?:google\.[a-z.]+|googleusercontent\.com)\/|^https?:\/\/[^/]+\.translate\.goog\//i;
+
+/**
+ * Inline sitelinks found by their shape, where no row the selectors name holds any: every other link
+ * of the block with text that leads off the search engine to another page than the result's own
+ * (not its `Read more` passage, not the displayed link). Rows of short links (2025 desktop, 2023
+ * mobile) and a forum result's related threads are read this way.
+ */
+function otherLinks(ctx: BlockContext): OrganicResult["sitelinks"] {
+  const inline: Link[] = [];
+  for (const a of all("a[href]", ctx.block)) {
+    if (a === ctx.anchor || isInside(a, ctx.anchor) || closestCite(a) || isOwnPage(a, ctx.link) || !standsAlone(a, ctx.block)) continue;
+    const link = toLink(a);
+    if (!link || ENGINE_LINK.test(link.link) || inline.some((l) => l.link === link.link)) continue;
+    inline.push(link);
+  }
+  return inline.length ? { inline } : undefined;
+}
+
+/**
+ * Whether a link is a line of its own, or one of a row of links (`a · b · c`): a link inside a
+ * sentence or a facts row (`Region of origin: Kaffa in Horn of Africa`) is part of that text.
+ */
+function standsAlone(a: Element, block: Element): boolean {
+  let line: Element = a;
+  for (let node = a.parent; node && isTag(node) && node !== block; node = node.parent) {
+    line = node;
+    if (LINE_BLOCKS.has(node.name)) break;
+  }
+  const rest = textWithout(line, (el) => el.name === "a");
+  return /^[\s\u200e·|•,–-]*$/u.test(rest);
+}
+
+function closestCite(el: Element): boolean {
+  for (let node = el.parent; node && isTag(node); node = node.parent) if (node.name === "cite") return true;
+  return false;
 }
 
 /** The link inside a cell's `h3`. */
