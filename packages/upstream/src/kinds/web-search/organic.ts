@@ -288,7 +288,12 @@ function details(scan: Scan, ctx: BlockContext): Details {
   const { anchor, sel } = ctx;
   const out: Details = {};
   const displayed = text(scan.first(sel.displayedLink));
-  if (displayed) out.displayed_link = displayed.replace(/\s*›\s*/g, " › ");
+  // Social and forum results print a figure in the displayed link's place (`109.9M+ followers`,
+  // `160+ comments · 2 years ago`): the breadcrumb is built from the link, the figure is a fact of
+  // the rich snippet, the age the date.
+  const social = socialLine(displayed);
+  if (social) out.displayed_link = breadcrumb(ctx.link);
+  else if (displayed) out.displayed_link = displayed.replace(/\s*›\s*/g, " › ");
   const source = sel.source ? text(scan.first(sel.source)) : "";
   if (source) out.source = source;
   const images = resultImages(ctx);
@@ -302,7 +307,7 @@ function details(scan: Scan, ctx: BlockContext): Details {
   const slot = dateSlot(text(dateEl));
   const marked = slot.date;
   // A date in front of the snippet's text (`Mar 3, 2024 — …`), in a span no selector names.
-  const date = marked ?? leadingDate(full);
+  const date = marked ?? leadingDate(full) ?? social?.date;
   if (date) out.date = date;
   if (snippetEl) {
     const snippet = date ? stripDatePrefix(full, marked && dateEl ? text(dateEl) : date) : full;
@@ -313,9 +318,37 @@ function details(scan: Scan, ctx: BlockContext): Details {
   const sitelinkRows = scan.all(sitelinksOf(sel));
   const sitelinks = readSitelinks(sitelinkRows, anchor, sel) ?? otherLinks(ctx);
   if (sitelinks) out.sitelinks = sitelinks;
-  const rich = richSnippet(ctx, snippetEl, sitelinkRows, slot.facts);
+  const rich = richSnippet(ctx, snippetEl, sitelinkRows, [...(social ? [social.figure] : []), ...slot.facts]);
   if (rich) out.rich_snippet = rich;
   return out;
+}
+
+/** A count of followers, comments or reactions, as social and forum results print it. */
+const SOCIAL_FIGURE =
+  /^(\d[\d.,]*\s*[\p{L}]{0,2}\+?)\s*(?:人以上の)?(followers?|comments?|reactions?|answers?|likes?|subscribers?|posts?|フォロワー|abonnés|Follower|Kommentare|commentaires|comentarios)$/iu;
+const FIGURE_KEYS: Record<string, string> = { フォロワー: "followers", abonnés: "followers", follower: "followers", kommentare: "comments", commentaires: "comments", comentarios: "comments" };
+
+/** The displayed link's slot when it holds a figure (`160+ comments · 2 years ago`): the figure and the age. */
+function socialLine(displayed: string): { figure: string; key: string; count?: number; date?: string } | undefined {
+  if (!displayed || /›|\/|\.[a-z]{2,}\b/i.test(displayed)) return undefined;
+  const [first, ...rest] = displayed.split(/\s*·\s*/u);
+  const m = first!.match(SOCIAL_FIGURE);
+  if (!m) return undefined;
+  const word = m[2]!.toLowerCase();
+  const key = FIGURE_KEYS[word] ?? (word.endsWith("s") ? word : `${word}s`);
+  const date = rest.find((r) => isDate(r));
+  return { figure: first!, key, count: parseCount(m[1]), ...(date ? { date } : {}) };
+}
+
+/** `https://x.com/realDonaldTrump` → `https://x.com › realDonaldTrump`, the breadcrumb's form. */
+function breadcrumb(link: string): string {
+  try {
+    const url = new URL(link);
+    const parts = url.pathname.split("/").filter(Boolean).map((p) => decodeURIComponent(p));
+    return [url.origin, ...parts].join(" › ");
+  } catch {
+    return link;
+  }
 }
 
 /** Whether a link leads to the result's own page (`Read more`, with or without a `#:~:text=` passage). */
@@ -661,6 +694,8 @@ function richPart(lines: string[]): { extensions: string[]; detected_extensions?
       const n = parseCount(counted[1]);
       if (n !== undefined && detected[key] === undefined) detected[key] = n;
     }
+    const figure = socialLine(e);
+    if (figure?.count !== undefined && detected[figure.key] === undefined) detected[figure.key] = figure.count;
     const cited = e.match(CITED);
     if (cited && detected.cited_by === undefined) {
       const n = parseCount(cited[1]);
