@@ -130,6 +130,11 @@ describe("OpenAPI document", () => {
     // A pack's places carry the price their card shows; the local results page keeps SPEC §2.5's fields.
     expect(Object.keys((schemas.LocalPackPlace as { properties: object }).properties)).toContain("price");
     expect(Object.keys((schemas.LocalPlace as { properties: object }).properties)).not.toContain("price");
+    // Organic results document the fields of issue 25 the page shows (docs/RESULTS.md).
+    const organic = (schemas.OrganicResult as { properties: Record<string, { description?: string }> }).properties;
+    for (const field of ["redirect_link", "thumbnail", "favicon", "snippet_highlighted_words", "date", "rich_snippet"]) {
+      expect([field, typeof organic[field]?.description]).toEqual([field, "string"]);
+    }
   });
 
   test("documents every route the app serves", () => {

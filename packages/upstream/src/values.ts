@@ -155,6 +155,35 @@ export function scriptedImageSources(doc: Document): Map<string, string> {
   return sources;
 }
 
+const LAZY_IMAGE_MAP = /google\.(?:ldi|ldilf|pim)=(\{[^{}]*\})/g;
+
+/**
+ * Images a raw results page loads late: `<img id="dimg_11">` holds a placeholder and an inline
+ * script names its URL in a map (`google.ldi={"dimg_11":"https://encrypted-tbn0.gstatic.com/images?q…"}`,
+ * also `google.ldilf` and `google.pim`). Reads every such map once: image id → URL.
+ */
+export function lazyImageUrls(doc: Document): Map<string, string> {
+  const urls = new Map<string, string>();
+  const scripts = pageScripts(doc);
+  if (scripts.length === 0) return urls;
+  const source = pageSource(doc);
+  const texts = source !== undefined ? [source] : scripts.map(scriptText);
+  for (const code of texts) {
+    for (const m of code.matchAll(LAZY_IMAGE_MAP)) {
+      let map: unknown;
+      try {
+        map = JSON.parse(m[1]!);
+      } catch {
+        continue;
+      }
+      for (const [id, url] of Object.entries(map as Record<string, unknown>)) {
+        if (typeof url === "string" && /^https:\/\//.test(url) && !urls.has(id)) urls.set(id, url);
+      }
+    }
+  }
+  return urls;
+}
+
 function scriptText(script: Element): string {
   const { children } = script;
   if (children.length === 1) return isText(children[0]!) ? children[0].data : "";

@@ -3,13 +3,18 @@
  * named as components. No second copy: the schemas the types are inferred from are the ones documented.
  */
 import { z } from "zod";
-import { ENDPOINTS, KINDS, localPackPlaceSchema, localPlaceSchema, newsItemSchema, searchParametersSchema, servedLayoutSchema, type Endpoint } from "@serp/shared";
+import {
+  ENDPOINTS, KINDS, localPackPlaceSchema, localPlaceSchema, newsItemSchema, organicResultSchema, richSnippetSchema, searchParametersSchema, servedLayoutSchema,
+  type Endpoint,
+} from "@serp/shared";
 import { named, pascal } from "./named.js";
 
 export const searchParameters = named(searchParametersSchema, "SearchParameters");
 named(newsItemSchema, "NewsItem");
 named(localPlaceSchema, "LocalPlace");
 named(localPackPlaceSchema, "LocalPackPlace");
+named(organicResultSchema, "OrganicResult");
+named(richSnippetSchema, "RichSnippet");
 
 function resultSchema(e: Endpoint): z.ZodObject {
   return named(

@@ -10,17 +10,45 @@ import { localPlaceSchema } from "./web-local.js";
 export const linkSchema = z.object({ title: z.string(), link: z.string() });
 export type Link = z.infer<typeof linkSchema>;
 
+/** One side of a rich snippet: the line's parts as shown, and the figures they state. */
+const richSnippetPartSchema = z.object({
+  extensions: z.array(z.string()).meta({ description: "The rich line's parts as the page shows them (`Rating: 4.1`, `In stock`, `Introduced: 15th century`)" }),
+  detected_extensions: z
+    .record(z.string(), z.union([z.number(), z.string()]))
+    .optional()
+    .meta({ description: "Figures read off the parts: rating, reviews, votes, price or price_from/price_to with currency" }),
+});
+
+export const richSnippetSchema = z.object({
+  top: richSnippetPartSchema.optional().meta({ description: "Rating, price or facts lines shown above the snippet" }),
+  bottom: richSnippetPartSchema.optional().meta({ description: "Rating, price or facts lines shown below the snippet" }),
+});
+export type RichSnippet = z.infer<typeof richSnippetSchema>;
+
 export const organicResultSchema = z.object({
   position: z.int(),
   title: z.string(),
   link: z.string(),
+  redirect_link: z
+    .string()
+    .optional()
+    .meta({ description: "The search engine's redirect (/url?q=…) the result's link goes through, as an absolute URL, where the page links through one; `link` is its target" }),
   displayed_link: z.string().optional(),
   source: z.string().optional(),
+  thumbnail: z.string().optional().meta({ description: "The result's picture (a URL or data URI), where the page shows one" }),
+  favicon: z.string().optional().meta({ description: "The site's icon shown beside its name (a URL or data URI)" }),
   snippet: z.string().optional(),
-  date: z.string().optional(),
+  snippet_highlighted_words: z
+    .array(z.string())
+    .optional()
+    .meta({ description: "The words the snippet shows in bold, in page order, repeats kept" }),
+  date: z.string().optional().meta({ description: "The date shown in front of the snippet (`Mar 3, 2024`, `7 days ago`), taken off the snippet" }),
   sitelinks: z
     .object({ inline: z.array(linkSchema).optional(), expanded: z.array(linkSchema.extend({ snippet: z.string().optional() })).optional() })
     .optional(),
+  rich_snippet: richSnippetSchema
+    .optional()
+    .meta({ description: "Ratings, prices and facts shown under the title or below the snippet: `top` above the snippet, `bottom` below it" }),
 });
 export type OrganicResult = z.infer<typeof organicResultSchema>;
 

@@ -165,12 +165,13 @@ describe("web search: basic (no-JS) page", () => {
 describe("web search: Lynx basic layout", () => {
   const page = parseWebSearch(fixture("web-lynx.html"));
 
-  test("reads results titled by span.CVA68e inside a.fuLhoc", () => {
+  test("reads results titled by span.CVA68e inside a.fuLhoc, with the redirect each links through", () => {
     expect(page.organic_results).toEqual([
       {
         position: 1,
         title: "Kites Example - Stunt kites",
         link: "https://kites.example/",
+        redirect_link: "https://www.google.com/url?q=https://kites.example/&sa=U&ved=k1",
         displayed_link: "kites.example",
         snippet: "Stunt and power kites for every wind.",
       },
@@ -178,6 +179,7 @@ describe("web search: Lynx basic layout", () => {
         position: 2,
         title: "Kite - Wiki",
         link: "https://wiki.example/Kite",
+        redirect_link: "https://www.google.com/url?q=https://wiki.example/Kite&sa=U&ved=k2",
         date: "Jan 5, 2025",
         snippet: "A kite is a tethered heavier-than-air craft.",
       },
