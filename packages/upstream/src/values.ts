@@ -116,14 +116,14 @@ export function unwrapWayback(href: string | undefined): string | undefined {
 }
 
 const SCRIPTED_IMAGE = /var s='((?:data:image\/|https:\/\/)[^']+)';\s*var ii=\[([^\]]*)\]/g;
-/** `google.ldi={"dimg_21":"https://encrypted-tbn0.gstatic.com/images?q\u003dtbn:…",…}` (`google.pim` for place photos): a JSON object of id → URL. */
-const LAZY_IMAGES = /google\.(?:ldi|pim)=(\{[^{}]*\})/g;
+/** `google.ldi={"dimg_21":"https://encrypted-tbn0.gstatic.com/images?q\u003dtbn:…",…}` (also `google.ldilf`; `google.pim` for place photos): a JSON object of id → URL. */
+const LAZY_IMAGES = /google\.(?:ldi|ldilf|pim)=(\{[^{}]*\})/g;
 
 /**
  * Images a raw results page fills in by script: the `<img id="dimg_3">` it serves holds a 1×1
  * placeholder, and an inline script sets the real data URI or URL later (`var s='data:…';var ii=['dimg_3'];
  * _setImagesSrc(ii,s)`), or, for images below the first screen, the URL it loads them from
- * (`google.ldi={"dimg_21":"https://…"}`, `google.pim` for a local pack's photos; 2019–2023 pages:
+ * (`google.ldi={"dimg_21":"https://…"}`, `google.ldilf`, `google.pim` for a local pack's photos; 2019–2023 pages:
  * news/win10-iso-news-2019-wayback, web/coffee-desktop-2023). Reads
  * every such script once: image id → data URI or URL (a data URI wins for an id given both).
  */
@@ -153,35 +153,6 @@ export function scriptedImageSources(doc: Document): Map<string, string> {
     }
   }
   return sources;
-}
-
-const LAZY_IMAGE_MAP = /google\.(?:ldi|ldilf|pim)=(\{[^{}]*\})/g;
-
-/**
- * Images a raw results page loads late: `<img id="dimg_11">` holds a placeholder and an inline
- * script names its URL in a map (`google.ldi={"dimg_11":"https://encrypted-tbn0.gstatic.com/images?q…"}`,
- * also `google.ldilf` and `google.pim`). Reads every such map once: image id → URL.
- */
-export function lazyImageUrls(doc: Document): Map<string, string> {
-  const urls = new Map<string, string>();
-  const scripts = pageScripts(doc);
-  if (scripts.length === 0) return urls;
-  const source = pageSource(doc);
-  const texts = source !== undefined ? [source] : scripts.map(scriptText);
-  for (const code of texts) {
-    for (const m of code.matchAll(LAZY_IMAGE_MAP)) {
-      let map: unknown;
-      try {
-        map = JSON.parse(m[1]!);
-      } catch {
-        continue;
-      }
-      for (const [id, url] of Object.entries(map as Record<string, unknown>)) {
-        if (typeof url === "string" && /^https:\/\//.test(url) && !urls.has(id)) urls.set(id, url);
-      }
-    }
-  }
-  return urls;
 }
 
 function scriptText(script: Element): string {

@@ -25,7 +25,7 @@ import {
   textWithout,
 } from "../../html/index.js";
 import { isDateText, pieces } from "../../html/cards.js";
-import { isPlaceholderImage, lazyImageUrls, parseCount, parsePrice, parseRating, scriptedImageSources, targetUrl } from "../../values.js";
+import { isPlaceholderImage, parseCount, parsePrice, parseRating, scriptedImageSources, targetUrl } from "../../values.js";
 import { isTag } from "domhandler";
 
 /** `full`: the JavaScript page served to browsers (desktop and mobile). `basic`: the no-JS / Lynx / WML page. */
@@ -187,7 +187,7 @@ export function findOrganicResults(
   let scripted: Map<string, string> | undefined;
   // Data URIs the page's scripts set, and URLs they load late (a data URI first: it is the picture itself).
   const images = () =>
-    (scripted ??= page.type === "root" ? new Map([...lazyImageUrls(page as Document), ...scriptedImageSources(page as Document)]) : new Map());
+    (scripted ??= page.type === "root" ? scriptedImageSources(page as Document) : new Map());
   return organic.map(({ anchor, title, link, block }, i) => ({
     result: { position: i + 1, title, link, ...redirectOf(anchor), ...details(blocks[i]!, { block, anchor, link, sel, images, byShape }) },
     anchor,
