@@ -636,6 +636,9 @@ function richSnippet(
   const visit = (el: Element): void => {
     if (el === snippetEl) below = true;
     if (skip.has(el) || el.name === "cite" || el.name === "script" || el.name === "style" || el.name === "g-accordion") return;
+    // A knowledge panel's attribute (`data-attrid="kc:/people/person:born"`, `hw:/…`, `ss:/…`) is the
+    // panel's, wherever the served page nests the panel: never a result's rich snippet.
+    if (/^(?:kc|hw|ss):/.test(el.attribs["data-attrid"] ?? "")) return;
     // A link on its own (a sitelink, a picture, a related thread) is no line of the result's own;
     // a line holding a link (`Region of origin: Kaffa in Horn of Africa`) is read whole above.
     if (el.name === "a") return;
