@@ -122,7 +122,8 @@ function isRichLine(line: string): boolean {
 function shownFields(card: Element, anchor: Element): Set<Field> {
   const shows = new Set<Field>();
   const href = attr(anchor, "href") ?? "";
-  if (REDIRECT_HREF.test(href)) shows.add("redirect_link");
+  // The title link goes through the engine's redirect (its href), or reports the click to it (its `ping`).
+  if ([attr(anchor, "href"), attr(anchor, "ping")].some((h) => h && REDIRECT_HREF.test(h))) shows.add("redirect_link");
   // Text of the card outside its title link, line by line (blocks split lines).
   const lines = cardLines(card, anchor);
   if (lines.some(startsWithDate)) shows.add("date");

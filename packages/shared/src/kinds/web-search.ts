@@ -32,7 +32,7 @@ export const organicResultSchema = z.object({
   redirect_link: z
     .string()
     .optional()
-    .meta({ description: "The search engine's redirect (/url?q=…) the result's link goes through, as an absolute URL, where the page links through one; `link` is its target" }),
+    .meta({ description: "The search engine's click redirect for the result, as an absolute URL: the /url?q=… its link goes through (basic page), or the /url?…&url=… its click is reported to (full page); `link` is its target" }),
   displayed_link: z.string().optional(),
   source: z.string().optional(),
   thumbnail: z.string().optional().meta({ description: "The result's picture (a URL or data URI), where the page shows one" }),

@@ -165,8 +165,8 @@ describeIfFixtures("organic result fields on the shared pages", () => {
   });
 
   describe("redirect_link", () => {
-    test("given for every result whose title links through /url?q= (measured 47 of 47), and only those", () => {
-      expect(figures("redirect_link")).toEqual({ shown: 47, found: 47 });
+    test("given for every result whose title links through /url?q= or reports its click to /url? (measured 436 of 436), and only those", () => {
+      expect(figures("redirect_link")).toEqual({ shown: 436, found: 436 });
       expect(results.filter((r) => !r.shows.has("redirect_link") && r.result.redirect_link)).toEqual([]);
     });
 
@@ -174,6 +174,11 @@ describeIfFixtures("organic result fields on the shared pages", () => {
       expect(on("web-nojs/matrix-nojs-2023.html", 1)).toMatchObject({
         link: "https://www.imdb.com/title/tt0133093/",
         redirect_link: expect.stringMatching(/^https:\/\/www\.google\.com\/url\?q=https:\/\/www\.imdb\.com\/title\/tt0133093\/&sa=U&/),
+      });
+      // The full page links to the target and reports the click to the redirect (`ping`).
+      expect(on("web/coffee-desktop-2023.html", 1)).toMatchObject({
+        link: "https://en.wikipedia.org/wiki/Coffee",
+        redirect_link: "https://www.google.com/url?sa=t&source=web&rct=j&opi=89978449&url=https://en.wikipedia.org/wiki/Coffee&ved=2ahUKEwjUnuyYhauAAxWWJxAIHUHeCLUQFnoECA8QAQ&sqi=2",
       });
     });
   });

@@ -276,10 +276,14 @@ interface BlockContext {
 /** The engine's click redirect a result's link goes through: `/url?q=<target>&…`. */
 const RESULT_REDIRECT = /^(?:https?:\/\/(?:www\.)?google\.[a-z.]+)?\/url\?/i;
 
-/** `redirect_link`: the redirect the title link goes through (absolute), when its href is one. */
+/**
+ * `redirect_link`: the redirect the title link goes through (absolute): its href when it is one (the
+ * basic page), else the click redirect it reports to (`ping="/url?sa=t&…&url=<target>&ved=…"`, the
+ * full page), which is the reference API's `redirect_link`.
+ */
 function redirectOf(anchor: Element): { redirect_link?: string } {
-  const href = attr(anchor, "href");
-  if (!href || !RESULT_REDIRECT.test(href)) return {};
+  const href = [attr(anchor, "href"), attr(anchor, "ping")].find((h) => h && RESULT_REDIRECT.test(h));
+  if (!href) return {};
   try {
     return { redirect_link: new URL(href, "https://www.google.com").href };
   } catch {
