@@ -35,7 +35,7 @@ const upstream = () => import("./upstream.js");
 export async function runCommand(positionals: string[], values: CliValues, out: (line: string) => void, note: (line: string) => void): Promise<number> {
   const [noun, verb] = positionals;
   // The canary asks the upstream, not Redis.
-  if (noun === "canary") return (await upstream()).canaryCommand(values.kinds, values.json ?? false, out);
+  if (noun === "canary") return (await upstream()).canaryCommand(values.kinds, values.json ?? false, out, note);
   let env: CliEnv;
   try {
     env = loadCliEnv();
@@ -195,7 +195,7 @@ export async function runCommand(positionals: string[], values: CliValues, out: 
         const { EXIT_HEALTH_DEFAULTS } = await import("@serp/upstream");
         let pools: ReturnType<typeof configuredPools>;
         try {
-          pools = configuredPools();
+          pools = configuredPools(note);
         } catch (err) {
           throw new UsageError((err as Error).message);
         }
