@@ -18,7 +18,7 @@
  * once they are).
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -136,6 +136,7 @@ async function start() {
     say(`raw pages kept in ${env.RAW_PAGES_DIR}`);
   }
   const keepers = [keeper, pgKeeper].filter(Boolean);
+  recordUpstreamSettings(env);
   // Each app in a process group of its own: a terminal's Ctrl-C reaches this process only, which
   // stops them once (a second signal would force them). The guard stops them if this process dies.
   const node = [process.execPath, "--import", pathToFileURL(join(root, "scripts/parent-guard.mjs")).href, "--import", "tsx"];
@@ -210,6 +211,26 @@ async function test(args) {
   if (dir) rmSync(dir, { recursive: true, force: true });
   if (pagesDir) rmSync(pagesDir, { recursive: true, force: true });
   process.exit(r.status ?? 1);
+}
+
+/** As apps/cli/src/upstream-settings.ts reads it. */
+const UPSTREAM_SETTINGS_FILE = "upstream-env.json";
+
+/**
+ * The upstream settings this run gives its workers (UPSTREAM_*, CANARY_*, CAPTCHA_* aside), in the
+ * Redis data folder beside `redis-url`, so `npm run cli -- canary` asks the upstream the running
+ * stack asks, as the CLI's Redis is the running stack's. Readable by its owner only: a proxy list
+ * may carry credentials.
+ */
+function recordUpstreamSettings(env) {
+  const dir = resolve(root, env.REDIS_DATA_DIR || DEFAULT_DATA_DIR);
+  const settings = Object.fromEntries(Object.entries(env).filter(([k]) => /^(UPSTREAM|CANARY|EXIT|BROWSER)_/.test(k)));
+  try {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, UPSTREAM_SETTINGS_FILE), JSON.stringify({ pid: process.pid, cwd: root, env: settings }), { mode: 0o600 });
+  } catch (err) {
+    say(`could not record the upstream settings for the CLI's canary: ${err.message}`);
+  }
 }
 
 /**

@@ -56,8 +56,8 @@ async function newAccount(...extra: string[]): Promise<{ accountId: string; apiK
 }
 
 describe("operators' CLI", () => {
-  test("help (and no command) prints the usage, naming every command", async () => {
-    for (const argv of [["help"], []]) {
+  test("help, --help, -h (after any command) and no command print the usage, naming every command", async () => {
+    for (const argv of [["help"], [], ["--help"], ["-h"], ["account", "create", "--help"]]) {
       const out = await cli(...argv);
       expect(out.code).toBe(0);
       for (const command of ["account create", "account list", "key create", "key list", "key revoke", "credits grant", "balance", "ledger", "usage", "limits show", "limits set", "job show", "reparse"]) {

@@ -1,7 +1,7 @@
 /**
  * Drill (issue 26, part 1): keyed async submissions while the drill's private redis-server is
  * SIGKILLed mid-stream and started again on the same port and data directory (append-only). Every
- * 503 is sent again with its Idempotency-Key and body after its Retry-After, as the README says,
+ * 503 is sent again with its Idempotency-Key and body after its Retry-After, as docs/api.md says ("Safe retries"),
  * until it has an answer. Nothing may be lost: every key ends with one job, every job runs and
  * settles once, the credits are exact, and no key is left answering 409.
  *

@@ -22,15 +22,19 @@ import {
   type UpstreamStatus,
 } from "@serp/upstream";
 
+import { chooseUpstreamSettings } from "./upstream-settings.js";
+
 /** Runs the canary; exit status 1 when some kind has no working profile. */
-export async function canaryCommand(kinds: string | undefined, json: boolean, out: (line: string) => void): Promise<number> {
+export async function canaryCommand(kinds: string | undefined, json: boolean, out: (line: string) => void, note: (line: string) => void = () => undefined): Promise<number> {
   const chosen = kinds?.split(",").map((k) => k.trim());
   const unknown = chosen?.filter((k) => !(PROFILE_SETS as readonly string[]).includes(k));
   if (unknown?.length) {
     out(`error: unknown kind ${unknown.join(", ")}; kinds: ${PROFILE_SETS.join(", ")}`);
     return 2;
   }
-  const env = readUpstreamEnv(process.env);
+  const settings = chooseUpstreamSettings(process.env);
+  note(settings.note);
+  const env = readUpstreamEnv(settings.env);
   const upstream = createUpstream(upstreamOptionsOf(env));
   try {
     const report = await runCanary(upstream, { productId: env.CANARY_PRODUCT_ID, kinds: chosen as ProfileSet[] | undefined });
@@ -117,8 +121,13 @@ export function formatExitRows(rows: ExitRow[], source: string): string {
   return [`pools from ${source}`, line(head), ...body.map(line)].join("\n");
 }
 
-/** The pools from the workers' settings (the file is read as a worker reads it; a bad one is an error naming the field). */
-export function configuredPools(): ExitsConfig {
-  const env = readUpstreamEnv(process.env);
+/**
+ * The pools from the workers' settings, this environment's or the running npm start's (the file is
+ * read as a worker reads it; a bad one is an error naming the field).
+ */
+export function configuredPools(note: (line: string) => void = () => undefined): ExitsConfig {
+  const settings = chooseUpstreamSettings(process.env);
+  note(settings.note);
+  const env = readUpstreamEnv(settings.env);
   return env.UPSTREAM_PROXIES_FILE ? readExitsFile(env.UPSTREAM_PROXIES_FILE) : poolsOfList(env.UPSTREAM_PROXIES ?? []);
 }

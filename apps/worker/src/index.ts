@@ -44,7 +44,7 @@ const upstream = configured(() =>
     log: (level, msg, fields) => logger[level](fields ?? {}, msg),
     exitHealth: new RedisExitHealth(exitRedis, keySpace(env.SERP_PREFIX), exitOptions),
     exitEvents: { sessionOpened: (pool) => metrics.exitSessions.inc({ pool }), sessionClosed: (pool) => metrics.exitSessions.dec({ pool }) },
-    // The opt-in CAPTCHA rung (README "CAPTCHA solving"): off unless CAPTCHA_SOLVER_URL and _KEY are set.
+    // The opt-in CAPTCHA rung (docs/operations.md, "CAPTCHA solving"): off unless CAPTCHA_SOLVER_URL and _KEY are set.
     ...(captchaOptions
       ? {
           captcha: new CaptchaSolver({ ...captchaOptions, redis: exitRedis, redisKey: `${env.SERP_PREFIX}:captcha:solves` }),
@@ -58,7 +58,7 @@ const upstream = configured(() =>
   },
   ),
 );
-if (captchaOptions) logger.warn({ maxPerHour: captchaOptions.maxPerHour }, "CAPTCHA solving is ON (CAPTCHA_SOLVER_URL): /sorry/ pages are solved through a paid solver; see the README's legal note");
+if (captchaOptions) logger.warn({ maxPerHour: captchaOptions.maxPerHour }, "CAPTCHA solving is ON (CAPTCHA_SOLVER_URL): /sorry/ pages are solved through a paid solver; see the legal note in docs/operations.md");
 
 /** The configuration files (profile table, geotargets, proxies) are settings too: a bad one is one fatal line, then exit 78. */
 function configured<T>(load: () => T): T {
