@@ -181,11 +181,23 @@ async function start() {
   if (process.env.npm_lifecycle_event) watchParent(() => void stop("npm is gone"));
 }
 
-async function test(args) {
+/**
+ * `npm test -- --fast`: the inner loop's tier. The unit tests of the packages and apps (their own
+ * Redis and PostgreSQL still real), without the suites that parse every captured page many times
+ * over, drive Chromium, or start whole stacks (`test/`); no type-check (`npm run typecheck`).
+ */
+const FAST_TIER = ["--testPathPatterns", "/(packages|apps)/|/test/(docs|cli)/", "--testPathIgnorePatterns", "/node_modules/|/(conformance|html-equivalence|class-rename|class-rename-web|kind-fields|organic-fields|web-rich-blocks|field-audit|browser|parse-pool)\\.test\\.ts$"];
+
+async function test(rawArgs) {
+  const fast = rawArgs.includes("--fast");
+  const args = fast ? [...FAST_TIER, ...rawArgs.filter((a) => a !== "--fast")] : rawArgs;
   ensureDependencies();
-  ensureChromium();
-  say("type-checking…");
-  sh(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.json"]);
+  if (fast) say("fast tier: unit tests only, no type-check (the whole suite: npm test)");
+  else {
+    ensureChromium();
+    say("type-checking…");
+    sh(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.json"]);
+  }
   const env = { ...process.env };
   let redis;
   let dir;
