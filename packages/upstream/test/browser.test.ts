@@ -46,20 +46,23 @@ function firstDifference(a: unknown, b: unknown, path = ""): string {
   return `${path}: captured ${show(a)} / rendered ${show(b)}`;
 }
 
-/** Fields that hold a picture (a URL or a data URI). */
-const PICTURE_FIELDS = new Set(["thumbnail", "favicon", "image", "header_images", "serpapi_thumbnail"]);
+/**
+ * Fields the page's own scripts set or rewrite after load: pictures (a URL or a data URI), and the
+ * click redirect a result reports to (`ping`, which the script decorates with its click tracking).
+ */
+const SCRIPTED_FIELDS = new Set(["thumbnail", "favicon", "image", "header_images", "serpapi_thumbnail", "redirect_link"]);
 
 /**
- * The parse without its pictures. The page's own scripts set pictures after load: the served page
- * holds a placeholder and a script with the data URI or the URL (which the parser reads), the
- * rendered DOM holds whatever the script has put in by the time it is read (the same picture as a
- * data URI instead of a URL, one the served page had no source for, or none yet). Every other field
- * is compared exactly.
+ * The parse without what the page's scripts set. The served page holds a placeholder picture and a
+ * script with its data URI or URL (which the parser reads); the rendered DOM holds whatever the
+ * script has put in by the time it is read (the same picture as a data URI instead of a URL, one the
+ * served page had no source for, or none yet), and click redirects the script has rewritten. Every
+ * other field is compared exactly.
  */
-function withoutPictures(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutPictures);
+function withoutScripted(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutScripted);
   if (!value || typeof value !== "object") return value;
-  return Object.fromEntries(Object.entries(value).filter(([k]) => !PICTURE_FIELDS.has(k)).map(([k, v]) => [k, withoutPictures(v)]));
+  return Object.fromEntries(Object.entries(value).filter(([k]) => !SCRIPTED_FIELDS.has(k)).map(([k, v]) => [k, withoutScripted(v)]));
 }
 
 describe("the pinned playwright-core drives the installed Chromium's major version", () => {
@@ -164,8 +167,8 @@ d("browser transport (local Chromium)", () => {
         if (!r.ok) differing.push(`${file}: ${r.failure} ${r.detail}`);
         else if (!r.response.url.endsWith(path)) left.push(`${file} → ${new URL(r.response.url).search.slice(0, 60)}`);
         else {
-          const direct = withoutPictures(PARSERS["web-search"](readFileSync(join(FIXTURES_DIR, file), "utf8"))) as object;
-          const rendered = withoutPictures(PARSERS["web-search"](r.response.body)) as object;
+          const direct = withoutScripted(PARSERS["web-search"](readFileSync(join(FIXTURES_DIR, file), "utf8"))) as object;
+          const rendered = withoutScripted(PARSERS["web-search"](r.response.body)) as object;
           if (JSON.stringify(rendered) !== JSON.stringify(direct)) differing.push(`${file}: ${firstDifference(direct, rendered)}`);
         }
         return renderNext();
