@@ -123,7 +123,7 @@ d("MCP over Streamable HTTP", () => {
         charged += body.job.credits;
       }
       expect(await stack.api.accounts.get(accountId)).toMatchObject({ balance: 100 - charged, reserved: 0 });
-    });
+    }, 60_000);
 
     test("get_job reads the caller's job, and not another account's", async () => {
       const owner = await stack.account(5);
