@@ -14,7 +14,12 @@
  *   `FACTS_ROW_SNIPPETS` the class reader takes a facts row (rating, price, stock) for the snippet,
  *   which the shape reader passes over for the text under it: their snippets are not compared;
  * - related questions: the question; related searches: the query;
- * - ads, top stories, discussions and forums: title and link.
+ * - ads, top stories, discussions and forums: title and link;
+ * - the knowledge panel: the same title, and its type, description, kgmid and attributes (each as
+ *   key → value), at least 90% of them equal. The basic layout's panel block (`BASIC_PANELS`) is still
+ *   read by class only: its figures are printed, not checked;
+ * - the AI overview: its text blocks' snippets (a list's, its items') and its page token; its
+ *   references' links.
  *
  * Local packs are held to the same in class-rename.test.ts. The coverage check (src/coverage.ts)
  * must let every copy through where the parser finds results (conformance.test.ts prints the margins).
@@ -56,11 +61,19 @@ function sameSnippet(original: string | undefined, copy: string | undefined): bo
  */
 const FACTS_ROW_SNIPPETS = new Set(["web-nojs/matrix-nojs-2023.html", "upstream-json/kommod-milan-tch-json-ru-2024.txt"]);
 
+/**
+ * Basic pages (`gbv=1`) whose knowledge panel is the basic layout's block (knowledge-graph.ts
+ * `basicPanel`), not yet found by shape: their panel is counted in the printed table, not checked.
+ */
+const BASIC_PANELS = new Set(["web-nojs/coffee-nojs-2023.html", "web-nojs/domain-nojs-2023.html", "web-nojs/matrix-nojs-2023.html"]);
+
 type Item = Record<string, unknown>;
 interface BlockCheck {
   block: keyof WebSearchBlocks;
   /** Whether a copy's item is the original's, by its key fields. */
   same: (original: Item, copy: Item) => boolean;
+  /** The block's items, where the block is one object rather than a list (knowledge panel, AI overview). */
+  items?: (blocks: WebSearchBlocks) => Item[];
 }
 
 const str = (v: unknown) => (typeof v === "string" ? v : undefined);
@@ -73,8 +86,33 @@ const CHECKS: Record<string, BlockCheck> = {
   ads: { block: "ads", same: (o, c) => o.title === c.title && o.link === c.link },
   top_stories: { block: "top_stories", same: (o, c) => o.title === c.title && o.link === c.link },
   discussions_and_forums: { block: "discussions_and_forums", same: (o, c) => o.title === c.title && o.link === c.link },
+  "knowledge_graph title": { block: "knowledge_graph", same: sameField, items: (b) => (b.knowledge_graph ? [{ field: "title", value: b.knowledge_graph.title }] : []) },
+  knowledge_graph: { block: "knowledge_graph", same: sameField, items: (b) => panelFields(b.knowledge_graph) },
+  "ai_overview text": { block: "ai_overview", same: sameField, items: (b) => overviewText(b.ai_overview) },
+  "ai_overview references": { block: "ai_overview", same: sameField, items: (b) => (b.ai_overview?.references ?? []).map((r) => ({ field: "link", value: r.link })) },
 };
-const itemsOf = (blocks: WebSearchBlocks, check: BlockCheck) => (blocks[check.block] ?? []) as Item[];
+const itemsOf = (blocks: WebSearchBlocks, check: BlockCheck) => (check.items ? check.items(blocks) : ((blocks[check.block] ?? []) as Item[]));
+
+/** One field of a block that is one object: its name and value. */
+function sameField(o: Item, c: Item): boolean {
+  return o.field === c.field && o.value === c.value;
+}
+
+/** A knowledge panel's key fields (its title is checked apart): type, description, kgmid, and each attribute as key → value. */
+function panelFields(graph: WebSearchBlocks["knowledge_graph"]): Item[] {
+  if (!graph) return [];
+  const fields: Item[] = [];
+  for (const field of ["type", "description", "kgmid"] as const) if (graph[field]) fields.push({ field, value: graph[field] });
+  for (const [key, value] of Object.entries(graph.attributes ?? {})) fields.push({ field: `attributes.${key}`, value });
+  return fields;
+}
+
+/** An AI overview's text: each text block's snippet (a list's, its items' snippets), or its page token. */
+function overviewText(overview: WebSearchBlocks["ai_overview"]): Item[] {
+  if (!overview) return [];
+  const blocks = (overview.text_blocks ?? []).map((b) => ({ field: "snippet", value: b.snippet ?? (b.list ?? []).map((i) => i.snippet).join("\n") }));
+  return overview.page_token ? [...blocks, { field: "page_token", value: overview.page_token }] : blocks;
+}
 
 /** How many of the original's items the copy gives (each copy item paired once), and how many it gives besides. */
 function kept(original: Item[], copy: Item[], check: BlockCheck): { kept: number; extra: number } {
@@ -150,6 +188,7 @@ describeIfFixtures(`web search blocks: class names renamed (seed ${seed}) or dro
     for (const [name, check] of Object.entries(CHECKS)) {
       const o = itemsOf(original, check);
       if (!o.length || (name === "organic_results" && FACTS_ROW_SNIPPETS.has(page))) continue;
+      if (check.block === "knowledge_graph" && BASIC_PANELS.has(page)) continue;
       for (const v of VARIANTS) {
         const { kept: k } = kept(o, itemsOf(copies[v].blocks, check), check);
         if (k < Math.ceil(0.9 * o.length)) short.push(`${name} ${v}: ${k}/${o.length}`);

@@ -17,6 +17,13 @@
  * of the cards (`data-src-id`), which gives each text block or list item its `reference_indexes`.
  * 2025 pages map citations to sources only through opaque numbers in their scripts: no indexes there.
  *
+ * Where none of those classes is in the overview (a redesign renamed them), its parts are found by
+ * shape: a paragraph is a `div` carrying `data-sfc-cp` and `data-hveid` around no other such `div`
+ * (2026; list items and video cards carry only the first), or an element holding the text's spans
+ * (`data-huuid`, 2025); the "AI Overview" label and the error notes are told by their `jsname`
+ * (`cUzNTd`, `L1sC6e`) or, where a page lost those, the label by its text; a 2025 source card is a list item whose link's `aria-label` (the source's
+ * title) opens its text.
+ *
  * When the page only holds the loading placeholder (the text is fetched after load, "Searching…"),
  * the overview is its continuation token (`data-mlro`) as `page_token`, where the page has one.
  */
@@ -29,6 +36,7 @@ import {
   first,
   hiddenByMarkup,
   landmarkIndex,
+  matches,
   text,
   textOf,
   textWithout,
@@ -87,6 +95,16 @@ const REFERENCE = {
   source: ".R8BTeb, .R0r5R",
 } as const;
 
+/** The overview's parts by shape, where none of its classes is there (see above). */
+const SHAPE = {
+  paragraph: "div[data-sfc-cp][data-hveid]",
+  textSpan: "data-huuid",
+  /** The "AI Overview" label and the error notes. */
+  skippedNames: new Set(["cUzNTd", "L1sC6e"]),
+  cardLink: "a[aria-label]",
+  label: /^AI Overview$/i,
+} as const;
+
 /** Citations and the loading placeholder (see above). */
 const CITATION = {
   uuid: "data-icl-uuid",
@@ -103,7 +121,8 @@ type Reference = NonNullable<AiOverview["references"]>[number];
 export function extractAiOverview(doc: Document): AiOverview | undefined {
   const container = LANDMARKS.of(doc).overviewSlot;
   if (!container) return undefined;
-  const { blocks, cards, citations, comments } = readOverview(container);
+  const rules = all("*", container).some(isKnownClass) ? BY_CLASS : BY_SHAPE;
+  const { blocks, cards, citations, comments } = readOverview(container, rules);
   if (blocks.length === 0) return placeholder(container);
   const { references, ids } = readReferences(cards);
   if (citations.size) citeReferences(citations, readCitations(comments), references, ids);
@@ -122,27 +141,53 @@ function classTest(classes: Iterable<string>): (el: Element) => boolean {
   return (el) => el.attribs.class !== undefined && re.test(el.attribs.class);
 }
 const isCardClass = classTest(REFERENCE.itemClasses);
-const isCard = (el: Element): boolean => isCardClass(el) || el.attribs[REFERENCE.sourceId] !== undefined;
 const isSkippedClass = classTest([...SKIP.classes, ...REFERENCE.itemClasses]);
-const isParagraph = classTest(TEXT.paragraphClasses);
+const isKnownClass = classTest([...TEXT.paragraphClasses, ...SKIP.classes, ...REFERENCE.itemClasses]);
 
-/** Called for every element of the overview text: one look at its name, role, classes and style. */
-function skipped(el: Element): boolean {
-  return (
-    SKIP.tags.has(el.name) ||
-    SKIP.roles.has(el.attribs.role ?? "") ||
-    hiddenByMarkup(el) ||
-    isSkippedClass(el) ||
-    el.attribs[REFERENCE.sourceId] !== undefined
-  );
+/** How the overview's parts are told: by their classes, or by their shape where none is there. */
+interface Rules {
+  isCard: (el: Element) => boolean;
+  isParagraph: (el: Element) => boolean;
+  /** Called for every element of the overview text: one look at its name, role, classes and style. */
+  skipped: (el: Element) => boolean;
 }
+
+const skippedByMarkup = (el: Element): boolean =>
+  SKIP.tags.has(el.name) || SKIP.roles.has(el.attribs.role ?? "") || hiddenByMarkup(el) || el.attribs[REFERENCE.sourceId] !== undefined;
+
+const BY_CLASS: Rules = {
+  isCard: (el) => isCardClass(el) || el.attribs[REFERENCE.sourceId] !== undefined,
+  isParagraph: classTest(TEXT.paragraphClasses),
+  skipped: (el) => skippedByMarkup(el) || isSkippedClass(el),
+};
+
+/** A 2025 source card by shape: a list item opened by the title its link names (`aria-label`). */
+function isCardByShape(el: Element): boolean {
+  if (el.attribs[REFERENCE.sourceId] !== undefined) return true;
+  if (el.name !== "li") return false;
+  const label = attr(first(SHAPE.cardLink, el), "aria-label")?.replace(/\.\s*Opens in new tab\.?$/i, "");
+  return !!label && text(el).startsWith(label);
+}
+
+const BY_SHAPE: Rules = {
+  isCard: isCardByShape,
+  isParagraph: (el) =>
+    el.name !== "li" &&
+    ((matches(el, SHAPE.paragraph) && !first(SHAPE.paragraph, el)) ||
+      el.children.some((c) => isTag(c) && c.attribs[SHAPE.textSpan] !== undefined)),
+  skipped: (el) =>
+    skippedByMarkup(el) ||
+    SHAPE.skippedNames.has(el.attribs.jsname ?? "") ||
+    (el.attribs.role === "heading" && SHAPE.label.test(text(el))) ||
+    (el.name === "li" && isCardByShape(el)),
+};
 
 /**
  * One walk of the overview: text blocks in reading order (the walk stops at each block it
  * recognises), the source cards, which sit in lists and dialogs that are not text, the citations of
  * each block or list item, and the comments that may hold the citations' sources.
  */
-function readOverview(container: Element): {
+function readOverview(container: Element, rules: Rules): {
   blocks: TextBlock[];
   cards: Element[];
   citations: Citations;
@@ -158,13 +203,13 @@ function readOverview(container: Element): {
       return;
     }
     if (!isTag(node) || SKIP.opaqueTags.has(node.name)) return;
-    if (isCard(node)) {
+    if (rules.isCard(node)) {
       cards.push(node);
       return;
     }
-    let text = inText && !skipped(node);
+    let text = inText && !rules.skipped(node);
     if (text) {
-      const block = readBlock(node, citations);
+      const block = readBlock(node, citations, rules);
       if (block) {
         blocks.push(block);
         // The block's own comments (citations inside a paragraph) are still wanted.
@@ -181,9 +226,9 @@ function readOverview(container: Element): {
 }
 
 /** The block an element is (null when it is one but holds no text), or undefined to look inside. */
-function readBlock(el: Element, citations: Citations): TextBlock | null | undefined {
+function readBlock(el: Element, citations: Citations, { isParagraph, skipped }: Rules): TextBlock | null | undefined {
   if (TEXT.listTags.has(el.name)) {
-    const list = listItems(el, citations);
+    const list = listItems(el, citations, skipped);
     return list.length ? { type: "list", list } : null;
   }
   const heading = TEXT.headingTags.has(el.name) || el.attribs.role === "heading";
@@ -207,7 +252,7 @@ function noteCitations(target: TextBlock | ListItem, el: Element, citations: Cit
 }
 
 /** The list's own items (not a nested list's), each split into its bold lead-in and the rest. */
-function listItems(list: Element, citations: Citations): NonNullable<TextBlock["list"]> {
+function listItems(list: Element, citations: Citations, skipped: Rules["skipped"]): NonNullable<TextBlock["list"]> {
   const items: NonNullable<TextBlock["list"]> = [];
   for (const li of all("li", list)) {
     if (skipped(li) || closest(li, (e) => e === list || TEXT.listTags.has(e.name) || skipped(e)) !== list) continue;

@@ -69,6 +69,7 @@ const DESCRIPTION = {
   sourceLink: "a[href]",
   /** Mobile 2023 prints the source name apart from its link. */
   sourceName: ".QbgPIe",
+  boxClass: "kno-rdesc",
   /** The "… MORE" expander after a truncated description (the hidden rest of the text is read). */
   expanderClass: "piXPB",
 } as const;
@@ -76,6 +77,7 @@ const DESCRIPTION = {
 const FACTS = {
   /** `Born: …` rows (2019–2026) and product spec rows (`Weight: 2.8 lb`). */
   label: ".w8qArf, .S4y4d",
+  labelClass: "w8qArf",
   value: ".LrzXr, .cZzIbd",
   /** "MORE" links, hour tables, dialogs and Google's collapsed regions are not part of a value. */
   moreLink: "SW5pqf",
@@ -112,6 +114,32 @@ const ALSO_SEARCHED = {
   maxClimb: 6,
 } as const;
 
+/**
+ * Where none of the panel's classes is on the page (a redesign renamed them), the panel is read by
+ * shape: a 2019 title is found by its feedback attribute (`data-local-attribute="d3bn"`); its subtrees are the right column (`#rhs`) and the largest element around the title that
+ * reaches into neither it nor the results column (`#rso`, `#center_col`…) nor holds a result heading
+ * inside a link; the description is the `data-attrid="description"` box (its "Description" heading
+ * and source link set apart), and each fact row is an element whose `data-attrid` names a fact
+ * (`kc:/…`, `hw:/…`, `ss:/…`), its label the first element in it whose text ends with a colon (or
+ * is followed by one), its "MORE" link the one searching for the entity's fact (`q=<title> …`). A 2019
+ * subtitle (no `data-attrid`) is the element after the title.
+ */
+const SHAPE = {
+  /** The title's feedback attribute (2019–2023), where a 2019 title has no `data-attrid`. */
+  titleAttribute: "data-local-attribute",
+  titleAttributeValue: "d3bn",
+  resultRegions: ["rso", "center_col", "search", "rcnt", "main", "cnt"],
+  resultHeading: "a h3, a [role=\"heading\"][aria-level=\"3\"]",
+  description: '[data-attrid="description"], [data-attrid="VisualDigestDescription"]',
+  wikipediaLink: 'a[href*="wikipedia.org/wiki/"]',
+  heading: "h2, h3",
+  factRow: /^(?:kc|hw|ss):\//,
+  label: /^[^:：]{1,80}[:：]$/,
+  colon: /^[:：]$/,
+  /** A source name printed apart from its (empty) link, after the text: a short last line. */
+  sourceName: 40,
+} as const;
+
 /** What the panel is read from, found on the page in the landmark sweep; the panel's are those in its subtrees. */
 const PANEL_PARTS = [
   HEADER.subtitle,
@@ -126,19 +154,20 @@ const PANEL_PARTS = [
 const PAGE_PARTS = everyMatch(PANEL_PARTS);
 
 export function extractKnowledgeGraph(doc: Document): KnowledgeGraph | undefined {
-  const titleEl = LANDMARKS.of(doc).panelTitle;
+  const titleEl = LANDMARKS.of(doc).panelTitle ?? LANDMARKS.of(doc).titleByShape;
   const title = titleEl && text(titleEl);
   if (!titleEl || !title) return basicPanel(doc) ?? aboutPanel(doc);
-  const scopes = panelScopes(titleEl, doc);
+  const byShape = !LANDMARKS.of(doc).panelClass;
+  const scopes = byShape ? panelScopesByShape(titleEl, doc) : panelScopes(titleEl, doc);
   const scans = scansOf(scopes, PANEL_PARTS, (part) => PAGE_PARTS.of(doc)[part]!);
   const graph: KnowledgeGraph = { title };
 
-  const type = typeOf(firstIn(HEADER.subtitle, scans));
+  const type = typeOf(firstIn(HEADER.subtitle, scans) ?? (byShape ? nextElement(titleEl) ?? null : null));
   if (type && type !== title) graph.type = type;
-  Object.assign(graph, description(firstIn(DESCRIPTION.box, scans)));
+  Object.assign(graph, description(firstIn(DESCRIPTION.box, scans) ?? (byShape ? descriptionByShape(scopes) : null), byShape));
   const website = targetUrl(attr(firstIn(WEBSITE, scans), "href"));
   if (website) graph.website = website;
-  const attributes = facts(scopes, scans);
+  const attributes = byShape ? factsByShape(scopes, title) : facts(scopes, scans);
   if (Object.keys(attributes).length) graph.attributes = attributes;
   const kgmid = entityId(scans, title, doc);
   if (kgmid) graph.kgmid = kgmid;
@@ -311,6 +340,83 @@ function panelScopes(titleEl: Element, doc: Document): Element[] {
   return [(card && parentElement(card)) ?? card ?? titleEl];
 }
 
+/** The panel's subtrees where its classes are gone (see `SHAPE`). */
+function panelScopesByShape(titleEl: Element, doc: Document): Element[] {
+  const { rightColumn, resultRegions } = LANDMARKS.of(doc);
+  if (rightColumn && isInside(titleEl, rightColumn)) return [rightColumn];
+  const outside = [...resultRegions, ...(rightColumn ? [rightColumn] : [])];
+  let header = titleEl;
+  for (let up = parentElement(header); up && up.name !== "body"; up = parentElement(up)) {
+    if (outside.some((r) => r === up || isInside(r, up!)) || first(SHAPE.resultHeading, up)) break;
+    header = up;
+  }
+  return rightColumn ? [header, rightColumn] : [header];
+}
+
+/**
+ * The description box by shape: the `data-attrid="description"` box, else (2019) the nearest
+ * element around the panel's Wikipedia link that holds a heading (the screen-reader "Description").
+ */
+function descriptionByShape(scopes: Element[]): Element | null {
+  const box = firstOf(SHAPE.description, scopes);
+  if (box) return box;
+  const link = firstOf(SHAPE.wikipediaLink, scopes);
+  const around = link ? closest(link, (e) => !!first(SHAPE.heading, e)) : undefined;
+  return around && !scopes.includes(around) ? around : null;
+}
+
+/** The first match in the first subtree that has one. */
+function firstOf(selector: string, scopes: Element[]): Element | null {
+  for (const scope of scopes) {
+    const el = first(selector, scope);
+    if (el) return el;
+  }
+  return null;
+}
+
+/** A fact's label: its text ends with a colon, or the element after it is the colon (`Weight` `:` `2.8 lb`). */
+function isLabel(el: Element): boolean {
+  const t = text(el);
+  if (SHAPE.label.test(t)) return true;
+  const next = nextElement(el);
+  return !!t && !/[:：]/.test(t) && !!next && SHAPE.colon.test(text(next));
+}
+
+function nextElement(el: Element): Element | undefined {
+  let next = el.next;
+  while (next && !isTag(next)) next = next.next;
+  return next && isTag(next) ? next : undefined;
+}
+
+/** A fact's "MORE" link: a search for the entity's fact (`q=vincent+van+gogh+siblings`), not for another entity. */
+function isMoreLink(el: Element, title: string): boolean {
+  if (el.name !== "a") return false;
+  const q = /[?&]q=([^&#]*)/.exec(el.attribs.href ?? "")?.[1];
+  if (!q) return false;
+  try {
+    return decodeURIComponent(q.replace(/\+/g, " ")).toLowerCase().startsWith(`${title.toLowerCase()} `);
+  } catch {
+    return false;
+  }
+}
+
+/** Fact rows found by their `data-attrid` and a label ending with a colon (see `SHAPE`). */
+function factsByShape(scopes: Element[], title: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const scope of scopes) {
+    for (const row of all("[data-attrid]", scope)) {
+      if (!SHAPE.factRow.test(row.attribs["data-attrid"]!) || isHidden(row, scope)) continue;
+      const labelEl = all("*", row).find((e) => isLabel(e) && !hiddenByMarkup(e));
+      if (!labelEl || closest(labelEl, (e) => e === row || (e !== labelEl && e.attribs["data-attrid"] !== undefined)) !== row) continue;
+      const key = snakeCase(text(labelEl).replace(/[:：]\s*$/, ""));
+      if (!key || key in out) continue;
+      const value = factValue(row, labelEl, (e) => isMoreLink(e, title));
+      if (value) out[key] = value;
+    }
+  }
+  return out;
+}
+
 function parentElement(el: Element): Element | undefined {
   return el.parent && isTag(el.parent) ? el.parent : undefined;
 }
@@ -335,11 +441,11 @@ function typeOf(subtitle: Element | null): string | undefined {
   return line && !/^[\d\s.,()]+$/.test(line) ? line : undefined;
 }
 
-function description(box: Element | null): Pick<KnowledgeGraph, "description" | "source"> {
+function description(box: Element | null, byShape = false): Pick<KnowledgeGraph, "description" | "source"> {
   if (!box) return {};
   const anchor = first(DESCRIPTION.sourceLink, box);
   const link = targetUrl(attr(anchor, "href"));
-  const name = text(anchor) || textOf(DESCRIPTION.sourceName, box);
+  const name = text(anchor) || textOf(DESCRIPTION.sourceName, box) || (byShape && anchor ? sourceNameByShape(box) : undefined);
   let body = textWithout(
     box,
     (e) =>
@@ -355,6 +461,13 @@ function description(box: Element | null): Pick<KnowledgeGraph, "description" | 
   if (body) out.description = body;
   if (name) out.source = link ? { name, link } : { name };
   return out;
+}
+
+/** By shape, the source named apart from its empty link: the box's last line, when short and not the whole text. */
+function sourceNameByShape(box: Element): string | undefined {
+  const lines = textLines(box);
+  const last = lines[lines.length - 1];
+  return lines.length > 1 && last && last.length <= SHAPE.sourceName ? last : undefined;
 }
 
 /** Visible `Label: value` rows, keyed by the label in snake_case; the first row of a label wins. */
@@ -373,7 +486,7 @@ function facts(scopes: Element[], scans: Scan[]): Record<string, string> {
   return out;
 }
 
-function factValue(row: Element, labelEl: Element): string {
+function factValue(row: Element, labelEl: Element, skipAlso?: (e: Element) => boolean): string {
   const valueEl = first(FACTS.value, row);
   const skip = (e: Element) =>
     e === labelEl ||
@@ -381,7 +494,8 @@ function factValue(row: Element, labelEl: Element): string {
     (e.name === "a" && !!first(`.${FACTS.moreLink}`, e)) ||
     hasClass(e, FACTS.collapsed) ||
     (FACTS.skipTags as readonly string[]).includes(e.name) ||
-    hiddenByMarkup(e);
+    hiddenByMarkup(e) ||
+    !!skipAlso?.(e);
   const raw = textWithout(valueEl ?? row, skip);
   return raw.replace(/^[:：]\s*/, "").replace(/[\s,·]+$/, "");
 }
@@ -524,7 +638,13 @@ const ABOUT = {
 export const LANDMARKS = landmarkIndex({
   /** The panel title, and the right column holding the body of 2025–2026 panels. */
   panelTitle: { first: { attributes: { "data-attrid": PANEL.titleAttrid }, classes: [PANEL.titleClass] } },
+  /** 2019 titles carry no `data-attrid`: by shape, their feedback attribute. */
+  titleByShape: { first: { attributes: { [SHAPE.titleAttribute]: SHAPE.titleAttributeValue } } },
   rightColumn: { first: { attributes: { id: PANEL.bodyId } } },
+  /** Any element carrying one of the panel's classes: without one, the panel is read by shape. */
+  panelClass: { first: { classes: [...PANEL.panelClasses, PANEL.headerClass, PANEL.headerFallbackClass, DESCRIPTION.boxClass, FACTS.labelClass] } },
+  /** The results column's regions: a panel read by shape never reaches into them. */
+  resultRegions: { every: { attributes: { id: true }, match: (el: Element) => (SHAPE.resultRegions as readonly string[]).includes(el.attribs.id!) } },
   basicTitles: { every: { classes: [BASIC.title] } },
   visualDigest: { every: IMAGES.digest },
   profileLink: { first: { tags: ["a"], match: (a: Element) => a.attribs.href?.includes(ABOUT.profileParam) === true } },
