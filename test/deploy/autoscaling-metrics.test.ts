@@ -14,18 +14,7 @@ import { Closers, newJobId } from "@serp/shared";
 import { QUEUE_CATALOG, keySpace, oldestWaitingAgeSeconds, type Producer, type scrapePayloadSchema } from "@serp/store";
 import { BROWSER_DEFAULTS, BrowserPool } from "@serp/upstream";
 import { REDIS_URL, startStack, type Stack } from "../support/stack.js";
-import { waitFor } from "../ops/support.js";
-
-/** The value of the sample of `name` whose labels include `labels` (undefined when there is none). */
-function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
-  for (const line of text.split("\n")) {
-    const m = line.match(/^([a-z_]+)(?:\{([^}]*)\})?\s+(\S+)$/);
-    if (!m || m[1] !== name) continue;
-    const have = Object.fromEntries([...(m[2] ?? "").matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]]));
-    if (Object.entries(labels).every(([k, v]) => have[k] === v)) return Number(m[3]);
-  }
-  return undefined;
-}
+import { sample, waitFor } from "../ops/support.js";
 
 describe("the age of a queue's oldest waiting job", () => {
   const redis = new Redis(REDIS_URL);

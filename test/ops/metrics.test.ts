@@ -5,20 +5,9 @@
  */
 import request from "supertest";
 import { fixturesAvailable, pollUntilFinal, REDIS_URL, startStack, type Stack } from "../support/stack.js";
-import { freePort, spawnService, type ServiceProcess } from "./support.js";
+import { freePort, sample, spawnService, type ServiceProcess } from "./support.js";
 
 const d = fixturesAvailable ? describe : describe.skip;
-
-/** The value of the sample of `name` whose labels include `labels` (undefined when there is none). */
-function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
-  for (const line of text.split("\n")) {
-    const m = line.match(/^([a-z_]+)(?:\{([^}]*)\})?\s+(\S+)$/);
-    if (!m || m[1] !== name) continue;
-    const have = Object.fromEntries([...(m[2] ?? "").matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]]));
-    if (Object.entries(labels).every(([k, v]) => have[k] === v)) return Number(m[3]);
-  }
-  return undefined;
-}
 
 d("metrics", () => {
   let stack: Stack;
