@@ -22,7 +22,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import request from "supertest";
 import { freePort, redisServerBinary, waitForRedis } from "../../scripts/redis.mjs";
-import { fixturesAvailable, startStack, type Stack } from "../support/stack.js";
+import { fixturesAvailable, startStack, statusesOnceCompleted, type Stack } from "../support/stack.js";
 
 const d = fixturesAvailable ? describe : describe.skip;
 
@@ -136,13 +136,7 @@ d("drill: Redis SIGKILLed under keyed submissions, every 503 retried", () => {
 
     // Every job runs: none is a ghost (pending for ever), none needed the sweeper (its grace is a minute).
     const ids = [...jobOf.values()];
-    const finalBy = Date.now() + 60_000;
-    let statuses: string[] = [];
-    while (Date.now() < finalBy) {
-      statuses = await Promise.all(ids.map(async (id) => (await stack.api.jobs.status(id)) ?? "lost"));
-      if (statuses.every((s) => s === "completed")) break;
-      await new Promise((r) => setTimeout(r, 500));
-    }
+    const statuses = await statusesOnceCompleted(stack.api.jobs, ids, 60_000);
     const count = (s: string) => statuses.filter((x) => x === s).length;
     expect({ completed: count("completed"), pending: count("pending"), failed: count("failed"), lost: count("lost") }).toEqual({
       completed: SUBMISSIONS, pending: 0, failed: 0, lost: 0,

@@ -27,7 +27,7 @@ import { Redis } from "ioredis";
 import request from "supertest";
 import { waitForRedis } from "../../scripts/redis.mjs";
 import { spawnRedisNode, stablePort } from "../support/redis-server.js";
-import { fixturesAvailable, startStack, type Stack } from "../support/stack.js";
+import { fixturesAvailable, startStack, statusesOnceCompleted, type Stack } from "../support/stack.js";
 import { Receiver } from "../webhooks/receiver.js";
 
 const d = fixturesAvailable ? describe : describe.skip;
@@ -207,13 +207,7 @@ d("drill: the Redis primary SIGKILLed under submissions and webhooks, the sentin
     expect(unavailable.length).toBeGreaterThan(0);
 
     // Every job runs and ends once.
-    const finalBy = Date.now() + 90_000;
-    let statuses: string[] = [];
-    while (Date.now() < finalBy) {
-      statuses = await Promise.all(ids.map(async (id) => (await stack.api.jobs.status(id)) ?? "lost"));
-      if (statuses.every((s) => s === "completed")) break;
-      await new Promise((r) => setTimeout(r, 500));
-    }
+    const statuses = await statusesOnceCompleted(stack.api.jobs, ids, 90_000);
     const count = (s: string) => statuses.filter((x) => x === s).length;
     expect({ completed: count("completed"), pending: count("pending"), processing: count("processing"), failed: count("failed"), lost: count("lost") }).toEqual({
       completed: ids.length, pending: 0, processing: 0, failed: 0, lost: 0,

@@ -194,6 +194,19 @@ export async function pollUntilFinal(
 }
 
 /**
+ * The statuses of `ids` (`lost` for a job whose record is gone) once every one is completed, or as
+ * they stand when `withinMs` has passed: what a drill counts after its fault.
+ */
+export async function statusesOnceCompleted(jobs: { status(id: string): Promise<string | null> }, ids: readonly string[], withinMs: number): Promise<string[]> {
+  const until = Date.now() + withinMs;
+  for (;;) {
+    const statuses = await Promise.all(ids.map(async (id) => (await jobs.status(id)) ?? "lost"));
+    if (statuses.every((s) => s === "completed") || Date.now() > until) return statuses;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+/**
  * The environment of an app process a test (or bench) starts on `stack`: this process's, with the
  * stack's Redis prefix and its own PostgreSQL schema (the run's DATABASE_URL names the database's
  * default schema, where a child's ledger drainer would drain the stack's entries away from it).
