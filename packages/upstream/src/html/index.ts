@@ -7,5 +7,5 @@
  */
 export { type AnyNode, type Document, type Element, parseFragment, parseHtml, pageSource, withDocument } from "./tree.js";
 export { all, first, matches, scan, scansOf, textOf, type Root, type Scan } from "./select.js";
-export { ancestors, attr, closest, hasClass, hiddenByMarkup, text, textWithout } from "./text.js";
+export { ancestors, attr, closest, hasClass, hiddenByMarkup, text, textLines, textWithout } from "./text.js";
 export { everyMatch, landmarkIndex, pageScripts, type LandmarkIndex, type LandmarkSpec, type Landmarks, type Lookup } from "./landmarks.js";

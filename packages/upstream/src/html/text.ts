@@ -81,3 +81,20 @@ function folded(parts: string[]): string {
   const joined = parts.join("");
   return (UNFOLDED.test(joined) ? joined.replace(/\s+/g, " ") : joined).trim();
 }
+
+/** The separate runs of text in an element, in order: its text nodes, each trimmed (scripts, styles and hidden markup left out). */
+export function textLines(el: Element): string[] {
+  const lines: string[] = [];
+  const walk = (node: Element): void => {
+    for (const child of node.children) {
+      if (isTag(child)) {
+        if (child.name !== "script" && child.name !== "style" && !hiddenByMarkup(child)) walk(child);
+      } else if (isText(child)) {
+        const t = child.data.replace(/\s+/g, " ").trim();
+        if (t) lines.push(t);
+      }
+    }
+  };
+  walk(el);
+  return lines;
+}

@@ -19,7 +19,7 @@
  */
 import type { InlineVideo, Perspective } from "@serp/shared";
 import { headingIn, isDateText, pictures, resultCards, type Card } from "../../html/cards.js";
-import { closest, first, hiddenByMarkup, landmarkIndex, text, type Document, type Element } from "../../html/index.js";
+import { closest, first, hiddenByMarkup, landmarkIndex, text, textLines, type Document, type Element } from "../../html/index.js";
 import { isTag, isText } from "domhandler";
 import { isPlaceholderImage, scriptedImageSources, targetUrl } from "../../values.js";
 import { LANDMARKS as AI_OVERVIEW } from "./ai-overview.js";
@@ -230,19 +230,3 @@ function perspective(card: Card, images: () => Map<string, string>): Perspective
   return p;
 }
 
-/** The separate runs of text in an element, in order: its text nodes, each trimmed (scripts, styles and hidden markup left out). */
-function textLines(el: Element): string[] {
-  const lines: string[] = [];
-  const walk = (node: Element): void => {
-    for (const child of node.children) {
-      if (isTag(child)) {
-        if (child.name !== "script" && child.name !== "style" && !hiddenByMarkup(child)) walk(child);
-      } else if (isText(child)) {
-        const t = child.data.replace(/\s+/g, " ").trim();
-        if (t) lines.push(t);
-      }
-    }
-  };
-  walk(el);
-  return lines;
-}

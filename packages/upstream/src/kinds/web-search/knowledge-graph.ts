@@ -41,6 +41,7 @@ import {
   type Document,
   type Element,
   type Scan,
+  textLines,
 } from "../../html/index.js";
 import { isPlaceholderImage, scriptedImageSources, targetUrl } from "../../values.js";
 
@@ -310,23 +311,6 @@ function cardsAround(heading: Element): Element | undefined {
     if (el && all(ALSO_SEARCHED.link, el).some((a) => entityCard(a, el!) && first(ALSO_SEARCHED.picture, entityCard(a, el!)!))) return el;
   }
   return undefined;
-}
-
-/** The separate lines of text in an element: its text nodes' contents, each trimmed, empty ones left out. */
-function textLines(el: Element): string[] {
-  const lines: string[] = [];
-  const walk = (node: Element): void => {
-    for (const child of node.children) {
-      if (isTag(child)) {
-        if (!hiddenByMarkup(child) && child.name !== "script" && child.name !== "style") walk(child);
-      } else if (child.type === "text") {
-        const t = (child as unknown as { data: string }).data.replace(/\s+/g, " ").trim();
-        if (t) lines.push(t);
-      }
-    }
-  };
-  walk(el);
-  return lines;
 }
 
 /** The subtrees that make up the panel around its title. */
