@@ -217,6 +217,33 @@ interface Located {
   head: El;
 }
 
+/** Each item against its card: counts what the card shows and whether the item has it, and logs the verdict. */
+function judgeItems(
+  page: Page,
+  file: string,
+  label: string,
+  titleWidth: number,
+  cards: Array<Located | undefined>,
+  items: Item[],
+  c: Counter,
+  fields: (card: El, head: El, item: Item, add: (f: string, shown: boolean) => void) => void,
+  returnedOf: Record<string, (i: Item) => boolean>,
+  log: (line: string) => void,
+): void {
+  items.forEach((item, i) => {
+    c.items++;
+    const loc = cards[i];
+    if (!loc) return void c.unlocated++;
+    const judged: string[] = [];
+    fields(loc.card, loc.head, item, (f, shown) => {
+      const returned = (returnedOf[f] ?? ((it: Item) => present(at(it, f))))(item);
+      c.add(f, shown, returned, file);
+      if (shown) judged.push(`${f}${returned ? "" : "✗"}`);
+    });
+    log(`${file} ${label} #${item.position} ${String(item.title).slice(0, titleWidth)} :: ${judged.join(" ")}${process.env.AUDIT_TEXT ? `\n    ${textOf(loc.card).slice(0, Number(process.env.AUDIT_TEXT))}` : ""}`);
+  });
+}
+
 /**
  * Cards of a list of items, by link (`linkKey`) or else by exact title text. Every other item's
  * anchor and title element bounds a card, and so does any other anchor holding a heading.
@@ -644,19 +671,7 @@ export function runAudit(opts: AuditOptions = {}): AuditReport {
       const c = counters.get("web")!;
       c.pages++;
       const items = (out.organic_results as Item[] | undefined) ?? [];
-      const cards = locate(page, items, ["link"], "title", 2500);
-      items.forEach((item, i) => {
-        c.items++;
-        const loc = cards[i];
-        if (!loc) return void c.unlocated++;
-        const judged: string[] = [];
-        organicFields(loc.card, loc.head, item, (f, shown) => {
-          const returned = (ORGANIC_RETURNED[f] ?? ((it: Item) => present(at(it, f))))(item);
-          c.add(f, shown, returned, file);
-          if (shown) judged.push(`${f}${returned ? "" : "✗"}`);
-        });
-        log(`${file} organic #${item.position} ${String(item.title).slice(0, 50)} :: ${judged.join(" ")}${process.env.AUDIT_TEXT ? `\n    ${textOf(loc.card).slice(0, Number(process.env.AUDIT_TEXT))}` : ""}`);
-      });
+      judgeItems(page, file, "organic", 50, locate(page, items, ["link"], "title", 2500), items, c, organicFields, ORGANIC_RETURNED, log);
       const kg = knowledgePanelShown(page);
       if (kg) {
         for (const [f, shown] of Object.entries(kg)) {
@@ -733,19 +748,7 @@ export function runAudit(opts: AuditOptions = {}): AuditReport {
       const out = answerFor(DIRS[kind as Exclude<AuditKind, "local">].endpoint, html);
       c.pages++;
       const items = (out[block] as Item[] | undefined) ?? [];
-      const cards = locate(page, items, linkKey, "title", maxText);
-      items.forEach((item, i) => {
-        c.items++;
-        const loc = cards[i];
-        if (!loc) return void c.unlocated++;
-        const judged: string[] = [];
-        fields(loc.card, loc.head, item, (f, shown) => {
-          const returned = (returnedOf[f] ?? ((it: Item) => present(at(it, f))))(item);
-          c.add(f, shown, returned, file);
-          if (shown) judged.push(`${f}${returned ? "" : "✗"}`);
-        });
-        log(`${file} ${kind} #${item.position} ${String(item.title).slice(0, 40)} :: ${judged.join(" ")}${process.env.AUDIT_TEXT ? `\n    ${textOf(loc.card).slice(0, Number(process.env.AUDIT_TEXT))}` : ""}`);
-      });
+      judgeItems(page, file, kind, 40, locate(page, items, linkKey, "title", maxText), items, c, fields, returnedOf, log);
     }
   }
 
