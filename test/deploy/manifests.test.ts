@@ -11,6 +11,8 @@ import { kedaSh } from "@kubernetes-models/keda";
 import { monitoringCoreosCom } from "@kubernetes-models/prometheus-operator";
 import { loadEnv as apiEnv } from "@serp/api/env";
 import { loadEnv as workerEnv } from "@serp/worker/env";
+import { apiShutdownBounds } from "../../apps/api/src/ops/http-shutdown.js";
+import { workerShutdownBounds } from "../../apps/worker/src/drain.js";
 import { QUEUES } from "@serp/shared";
 import { parseExitsConfig, profileTable, shippedProfilesFile } from "@serp/upstream";
 import { OVERLAYS, kubectlAvailable, render, type K8sObject, type Overlay } from "./support.js";
@@ -228,10 +230,13 @@ d.each(OVERLAYS)("the %s overlay", (overlay: Overlay) => {
       const [c] = pod.spec.containers;
       const env = envOf(objects, c);
       const grace: number = pod.spec.terminationGracePeriodSeconds;
-      // apps/api/src/index.ts: exits at most LIVE_DEADLINE_MS + 5 s (drain) + 10 s after SIGTERM, which
-      // comes after the preStop pause. apps/worker/src/index.ts: WORKER_SHUTDOWN_TIMEOUT_MS + 2 s + 5 s.
+      // The apps' own bounds (the functions their index.ts stop with), from the pod's settings as
+      // each app reads them (defaults included); the API's SIGTERM comes after the preStop pause.
       const preStop = Number(c.lifecycle?.preStop?.exec?.command?.[1] ?? 0);
-      const bound = c.name === "api" ? preStop + (Number(env.LIVE_DEADLINE_MS) + 15_000) / 1000 : (Number(env.WORKER_SHUTDOWN_TIMEOUT_MS) + 7_000) / 1000;
+      const bound =
+        c.name === "api"
+          ? preStop + apiShutdownBounds(apiEnv(env).LIVE_DEADLINE_MS).exitAfterMs / 1000
+          : workerShutdownBounds(workerEnv(env).WORKER_SHUTDOWN_TIMEOUT_MS).exitAfterMs / 1000;
       expect({ name: w.metadata.name, bound: Number.isFinite(bound) && bound > 0, graceAbove: grace > bound }).toEqual({ name: w.metadata.name, bound: true, graceAbove: true });
     }
     for (const w of workloads(objects)) {

@@ -5,7 +5,7 @@ import { ConfigFileError, Locations } from "@serp/upstream";
 import { createMetricsApp } from "./app.js";
 import { publicBaseUrl } from "./compat/links.js";
 import { ConfigError, httpServerSettings, loadEnv, type ApiEnv } from "./env.js";
-import { drainable } from "./ops/http-shutdown.js";
+import { apiShutdownBounds, drainable } from "./ops/http-shutdown.js";
 import { startDraining } from "./ops/readiness.js";
 import { loadOpsSettings, type OpsSettings } from "./ops/settings.js";
 import { createApiRuntime, ensureApiKeyAccount } from "./runtime.js";
@@ -92,14 +92,14 @@ function isLoopback(address: string): boolean {
 
 // A live request may wait up to the live deadline for its job: in-flight requests get that long
 // (plus a margin to settle a timed-out job) before their connections are cut.
-const drainMs = env.LIVE_DEADLINE_MS + 5_000;
+const { drainMs, deadlineMs, exitAfterMs } = apiShutdownBounds(env.LIVE_DEADLINE_MS);
 // Registered last, so closed first: queues and Redis stay open for the requests still being answered.
 rt.closers.add("http server", () => httpDrain.close(drainMs));
 
 // Whatever Redis, PostgreSQL or the log's reader do, the process is gone a little after the drain.
 onShutdown(rt.closers, {
-  deadlineMs: drainMs + 5_000,
-  exitAfterMs: drainMs + 10_000,
+  deadlineMs,
+  exitAfterMs,
   begin: (signal) => {
     startDraining(rt.ctx);
     logger.info({ signal, drainMs }, "shutting down: no new connections, answering requests in flight");

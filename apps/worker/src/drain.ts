@@ -55,3 +55,14 @@ export async function drainWorkers(
   );
   return { finished: false, handedBack, notHandedBack };
 }
+
+/**
+ * How long a worker process takes to stop after SIGTERM, from WORKER_SHUTDOWN_TIMEOUT_MS: jobs in
+ * flight finish or are handed back by `handBackMs` (the deadline plus 2 s to hand them back and
+ * close BullMQ), and the process is gone at `exitAfterMs` (5 s more for the closers after it). An
+ * orchestrator's grace period must outlast `exitAfterMs`.
+ */
+export function workerShutdownBounds(shutdownTimeoutMs: number): { handBackMs: number; exitAfterMs: number } {
+  const handBackMs = shutdownTimeoutMs + 2_000;
+  return { handBackMs, exitAfterMs: handBackMs + 5_000 };
+}

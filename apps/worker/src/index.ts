@@ -4,7 +4,7 @@ import { createMetrics } from "@serp/metrics";
 import { Closers, LogOutput, onShutdown } from "@serp/shared";
 import { createRedis, keySpace, openPageBlobs, redisTargetOf, RedisExitHealth, UpstreamStatusBoard } from "@serp/store";
 import { CaptchaSolver, captchaOptionsOf, ConfigFileError, createUpstream, exitHealthOptionsOf, upstreamOptionsOf } from "@serp/upstream";
-import { drainWorkers, trackJobsInFlight } from "./drain.js";
+import { drainWorkers, trackJobsInFlight, workerShutdownBounds } from "./drain.js";
 import { loadEnv, webhookOptions } from "./env.js";
 import { startHealthServer, workerReadiness, type HealthServer } from "./health.js";
 import { createWorkerRuntime, type WorkerRuntime } from "./runtime.js";
@@ -30,8 +30,8 @@ function configuration() {
 }
 const { env, fromEnv, exitOptions, captchaOptions } = configuration();
 const { WORKER_SHUTDOWN_TIMEOUT_MS } = env;
-/** Past the deadline, handing jobs back and closing get this long; then the process exits regardless. */
-const STOP_MARGIN_MS = 2_000;
+/** Past the deadline, handing jobs back and closing get until handBackMs; the closers after them until exitAfterMs. */
+const { handBackMs, exitAfterMs } = workerShutdownBounds(WORKER_SHUTDOWN_TIMEOUT_MS);
 const logger = pino({ level: env.LOG_LEVEL, base: { app: "worker", queues: env.WORKER_QUEUES.join(",") } }, output);
 const metrics = createMetrics("worker");
 /** Exit health lives in Redis, so an exit one worker saw blocked rests for the whole fleet (docs/proxies.md). */
@@ -111,7 +111,7 @@ closers.add("redis exits", () => exitRedis.quit().then(() => undefined, () => ex
 onShutdown(closers, {
   deadlineMs: 5_000,
   // The drain's own bound (below) comes first; this one also covers the closers after it.
-  exitAfterMs: WORKER_SHUTDOWN_TIMEOUT_MS + STOP_MARGIN_MS + 5_000,
+  exitAfterMs,
   begin: drain,
   onError: (name, err) => logger.error({ err, name }, "close failed"),
   end: (clean) => logger.info({ clean }, "stopped"),
@@ -164,9 +164,9 @@ async function drain(signal: string): Promise<void> {
   // Nothing below may keep the process up past its deadline: with Redis gone, closing BullMQ's
   // connections and handing jobs back wait on reconnection forever.
   setTimeout(() => {
-    logger.error({ deadlineMs: WORKER_SHUTDOWN_TIMEOUT_MS + STOP_MARGIN_MS }, "could not stop cleanly in time (is Redis reachable?): exiting now");
+    logger.error({ deadlineMs: handBackMs }, "could not stop cleanly in time (is Redis reachable?): exiting now");
     process.exit(1);
-  }, WORKER_SHUTDOWN_TIMEOUT_MS + STOP_MARGIN_MS).unref();
+  }, handBackMs).unref();
   if (!running) {
     // Signalled while still waiting for Redis at boot: no job taken, nothing to finish.
     logger.info({ signal }, "stopping before the workers started");

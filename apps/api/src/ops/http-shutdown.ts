@@ -36,3 +36,15 @@ export function drainable(server: Server): DrainableServer {
     },
   };
 }
+
+/**
+ * How long the API takes to stop after SIGTERM, from its live deadline: requests in flight are
+ * answered for up to `drainMs` (a live request may wait the whole deadline, plus a margin to settle
+ * a timed-out job), the closers get until `deadlineMs`, and the process is gone at `exitAfterMs`
+ * whatever Redis, PostgreSQL or the log's reader do. An orchestrator's grace period (compose's
+ * stop_grace_period, a pod's terminationGracePeriodSeconds after its preStop) must outlast `exitAfterMs`.
+ */
+export function apiShutdownBounds(liveDeadlineMs: number): { drainMs: number; deadlineMs: number; exitAfterMs: number } {
+  const drainMs = liveDeadlineMs + 5_000;
+  return { drainMs, deadlineMs: drainMs + 5_000, exitAfterMs: drainMs + 10_000 };
+}
