@@ -15,7 +15,7 @@ import { apiShutdownBounds } from "../../apps/api/src/ops/http-shutdown.js";
 import { workerShutdownBounds } from "../../apps/worker/src/drain.js";
 import { QUEUES } from "@serp/shared";
 import { parseExitsConfig, profileTable, shippedProfilesFile } from "@serp/upstream";
-import { OVERLAYS, kubectlAvailable, render, type K8sObject, type Overlay } from "./support.js";
+import { OVERLAYS, envOf, kubectlAvailable, matches, named, podOf, render, workloads, type K8sObject, type Overlay, type Pod } from "./support.js";
 
 interface Model {
   apiVersion: string;
@@ -37,27 +37,6 @@ function modelsOf(...modules: object[]): Map<string, Model> {
   return found;
 }
 const MODELS = modelsOf(k8s, kedaSh, monitoringCoreosCom);
-
-type Pod = { spec: any; metadata: { labels: Record<string, string> } };
-const WORKLOADS = ["Deployment", "StatefulSet"];
-const workloads = (objects: K8sObject[]) => objects.filter((o) => WORKLOADS.includes(o.kind));
-const podOf = (o: K8sObject): Pod => o.spec.template as Pod;
-const named = (objects: K8sObject[], kind: string, name: string) => objects.find((o) => o.kind === kind && o.metadata.name === name);
-const matches = (selector: Record<string, string>, labels: Record<string, string> = {}) => Object.entries(selector).every(([k, v]) => labels[k] === v);
-
-/** What a container's environment holds: its ConfigMaps' and Secrets' keys (decoded), then its own values. */
-function envOf(objects: K8sObject[], container: any): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const from of container.envFrom ?? []) {
-    if (from.configMapRef) Object.assign(env, named(objects, "ConfigMap", from.configMapRef.name)?.data);
-    if (from.secretRef) {
-      const secret = named(objects, "Secret", from.secretRef.name);
-      for (const [k, v] of Object.entries(secret?.data ?? {})) env[k] = Buffer.from(v, "base64").toString("utf8");
-    }
-  }
-  for (const e of container.env ?? []) if (typeof e.value === "string") env[e.name] = e.value;
-  return env;
-}
 
 /** The ConfigMaps and Secrets a pod names (unless optional), as `Kind name` with where. */
 function referencesOf(pod: Pod): { ref: string; where: string }[] {

@@ -23,6 +23,30 @@ export interface K8sObject {
   data?: Record<string, string>;
 }
 
+export type Pod = { spec: any; metadata: { labels: Record<string, string> } };
+const WORKLOADS = ["Deployment", "StatefulSet"];
+export const workloads = (objects: K8sObject[]) => objects.filter((o) => WORKLOADS.includes(o.kind));
+export const podOf = (o: K8sObject): Pod => o.spec.template as Pod;
+export const named = (objects: K8sObject[], kind: string, name: string) => objects.find((o) => o.kind === kind && o.metadata.name === name);
+export const matches = (selector: Record<string, string>, labels: Record<string, string> = {}) => Object.entries(selector).every(([k, v]) => labels[k] === v);
+/** The workloads of the service itself (the API and the worker pools), not the trial's Redis and PostgreSQL. */
+export const serviceWorkloads = (objects: K8sObject[]) => workloads(objects).filter((o) => o.metadata.labels?.["app.kubernetes.io/name"] === "serp");
+export const componentOf = (o: K8sObject) => o.metadata.labels?.["app.kubernetes.io/component"];
+
+/** What a container's environment holds: its ConfigMaps' and Secrets' keys (decoded), then its own values. */
+export function envOf(objects: K8sObject[], container: any): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const from of container.envFrom ?? []) {
+    if (from.configMapRef) Object.assign(env, named(objects, "ConfigMap", from.configMapRef.name)?.data);
+    if (from.secretRef) {
+      const secret = named(objects, "Secret", from.secretRef.name);
+      for (const [k, v] of Object.entries(secret?.data ?? {})) env[k] = Buffer.from(v, "base64").toString("utf8");
+    }
+  }
+  for (const e of container.env ?? []) if (typeof e.value === "string") env[e.name] = e.value;
+  return env;
+}
+
 /** `kubectl kustomize deploy/k8s/overlays/<overlay>`, one object per YAML document. */
 export function render(overlay: Overlay): K8sObject[] {
   const text = execFileSync("kubectl", ["kustomize", join(ROOT, "deploy/k8s/overlays", overlay)], { encoding: "utf8" });

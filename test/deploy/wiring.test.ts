@@ -1,0 +1,122 @@
+/**
+ * The settings the manifests give the pods, held to what the apps really read: every variable a pod
+ * of the service gets is one the code reads (and the ones a pod cannot do without are set); kept
+ * pages are written where the API reads them; /metrics is scraped where and how the apps serve it;
+ * webhook deliveries always have a worker; the workers' memory follows the browser benchmark.
+ */
+import { readFileSync } from "node:fs";
+import { join, posix } from "node:path";
+import { loadEnv as apiEnv } from "@serp/api/env";
+import { loadEnv as workerEnv } from "@serp/worker/env";
+import { ROOT } from "../ops/support.js";
+import { settingsReadByCode } from "../support/settings-read.js";
+import { OVERLAYS, componentOf, envOf, kubectlAvailable, matches, named, podOf, render, serviceWorkloads, type K8sObject, type Overlay } from "./support.js";
+
+/** Variables a pod gets that are not settings of the apps, and who reads them. */
+const NOT_SETTINGS: Record<string, string> = { HOME: "Chromium (its profile and crash files go under it)" };
+/** The images' working directory (Dockerfile WORKDIR): relative paths in settings resolve against it. */
+const WORKDIR = "/app";
+
+/** A pod's settings as its app reads them (the app's own schema: defaults filled in, values checked). */
+function settingsOf(objects: K8sObject[], w: K8sObject) {
+  const env = envOf(objects, podOf(w).spec.containers[0]);
+  return componentOf(w) === "api" ? { env, parsed: apiEnv(env) } : { env, parsed: workerEnv(env) };
+}
+
+/** Every variable name a container gets: its ConfigMaps' and Secrets' keys and its own entries (values or references). */
+function variableNames(objects: K8sObject[], container: any): string[] {
+  return [...new Set([...Object.keys(envOf(objects, container)), ...(container.env ?? []).map((e: { name: string }) => e.name)])];
+}
+
+/** Whether the NetworkPolicies selecting a pod let it open TCP connections to `port` on a public address. */
+function egressAllowed(objects: K8sObject[], w: K8sObject, port: number): boolean {
+  const labels = podOf(w).metadata.labels;
+  return objects
+    .filter((o) => o.kind === "NetworkPolicy" && o.spec.policyTypes?.includes("Egress") && matches(o.spec.podSelector.matchLabels ?? {}, labels))
+    .flatMap((o) => (o.spec.egress ?? []) as { to?: { ipBlock?: { cidr: string } }[]; ports?: { port?: number }[] }[])
+    .some((rule) => (!rule.ports || rule.ports.some((p) => p.port === undefined || p.port === port)) && (!rule.to || rule.to.some((t) => t.ipBlock?.cidr === "0.0.0.0/0")));
+}
+
+const d = kubectlAvailable ? describe : describe.skip;
+
+d.each(OVERLAYS)("the %s overlay's settings", (overlay: Overlay) => {
+  let objects: K8sObject[];
+  let apps: K8sObject[];
+  beforeAll(() => {
+    objects = render(overlay);
+    apps = serviceWorkloads(objects);
+  });
+
+  test("every variable a pod of the service gets is a setting the apps read", () => {
+    const read = settingsReadByCode();
+    const unread: string[] = [];
+    for (const w of apps) {
+      for (const c of podOf(w).spec.containers) {
+        for (const name of variableNames(objects, c)) if (!read.has(name) && !(name in NOT_SETTINGS)) unread.push(`${w.metadata.name}: ${name}`);
+      }
+    }
+    expect(unread).toEqual([]);
+  });
+
+  test("the settings a pod cannot do without are set: all interfaces, Redis, PostgreSQL, the public address, the health port", () => {
+    const problems: string[] = [];
+    for (const w of apps) {
+      const { env, parsed } = settingsOf(objects, w);
+      const lacks = (what: string) => problems.push(`${w.metadata.name}: ${what}`);
+      // The code's default is loopback: the kubelet's probes and the Service would reach nothing.
+      if (parsed.HOST !== "0.0.0.0") lacks(`HOST is ${parsed.HOST}`);
+      // The defaults are a Redis on the pod's own loopback and no PostgreSQL (the ledger stays in Redis).
+      if (!env.REDIS_URL && !env.REDIS_SENTINELS) lacks("neither REDIS_URL nor REDIS_SENTINELS");
+      if (!parsed.DATABASE_URL) lacks("no DATABASE_URL");
+      if (componentOf(w) === "api" && !env.PUBLIC_BASE_URL) lacks("no PUBLIC_BASE_URL");
+      if (componentOf(w) === "worker" && !env.HEALTH_PORT) lacks("no HEALTH_PORT (no probes, no /metrics)");
+    }
+    expect(problems).toEqual([]);
+  });
+
+  test("kept pages: the workers write them where the API reads them (one volume on a single node, a bucket in production)", () => {
+    const stores = new Map<string, string>();
+    const problems: string[] = [];
+    for (const w of apps) {
+      const { parsed } = settingsOf(objects, w);
+      const pod = podOf(w);
+      const [c] = pod.spec.containers;
+      if (parsed.RAW_PAGES_S3_BUCKET) {
+        stores.set(w.metadata.name, `bucket ${parsed.RAW_PAGES_S3_ENDPOINT ?? "AWS"} ${parsed.RAW_PAGES_S3_BUCKET}/${parsed.RAW_PAGES_S3_PREFIX}`);
+        continue;
+      }
+      // The folder: on a volume mounted at (or above) RAW_PAGES_DIR, the same claim in every pod.
+      const dir = posix.resolve(WORKDIR, parsed.RAW_PAGES_DIR);
+      const mount = (c.volumeMounts ?? []).find((m: any) => dir === m.mountPath || dir.startsWith(`${m.mountPath}/`));
+      const claim = pod.spec.volumes?.find((v: any) => v.name === mount?.name)?.persistentVolumeClaim?.claimName;
+      if (!claim) {
+        problems.push(`${w.metadata.name}: RAW_PAGES_DIR ${dir} is on no persistent volume (the root filesystem is read-only)`);
+        continue;
+      }
+      if (componentOf(w) === "worker" && mount.readOnly) problems.push(`${w.metadata.name}: the workers write pages, but ${mount.mountPath} is read-only`);
+      const pvc = named(objects, "PersistentVolumeClaim", claim);
+      if (!pvc) problems.push(`${w.metadata.name}: no PersistentVolumeClaim ${claim}`);
+      // Pods on several nodes share a volume only when it is ReadWriteMany; on one node ReadWriteOnce serves them all.
+      else if (overlay !== "single-node" && !pvc.spec.accessModes.includes("ReadWriteMany")) problems.push(`PersistentVolumeClaim ${claim}: not ReadWriteMany`);
+      stores.set(w.metadata.name, `folder ${claim} ${posix.relative(mount.mountPath, dir)}`);
+    }
+    expect(problems).toEqual([]);
+    expect(new Set(stores.values()).size).toBe(1);
+    expect([...stores.keys()].sort()).toEqual(apps.map((w) => w.metadata.name).sort());
+    // A bucket must be reachable from every pod that reads or writes pages.
+    for (const w of apps) {
+      const { parsed } = settingsOf(objects, w);
+      if (!parsed.RAW_PAGES_S3_BUCKET) continue;
+      const endpoint = new URL(parsed.RAW_PAGES_S3_ENDPOINT ?? "https://s3.amazonaws.com");
+      const port = Number(endpoint.port || (endpoint.protocol === "https:" ? 443 : 80));
+      expect({ [w.metadata.name]: egressAllowed(objects, w, port) }).toEqual({ [w.metadata.name]: true });
+    }
+    // Production runs API and worker pods on any number of nodes: a bucket, from the Secret.
+    if (overlay === "production") {
+      expect([...stores.values()][0]).toMatch(/^bucket /);
+      const [c] = podOf(apps[0]!).spec.containers;
+      const secretKeys = (c.envFrom as { secretRef?: { name: string } }[]).flatMap((f) => Object.keys((f.secretRef && named(objects, "Secret", f.secretRef.name)?.data) ?? {}));
+      expect(secretKeys).toEqual(expect.arrayContaining(["RAW_PAGES_S3_BUCKET", "RAW_PAGES_S3_ACCESS_KEY_ID", "RAW_PAGES_S3_SECRET_ACCESS_KEY"]));
+    }
+  });
+});
