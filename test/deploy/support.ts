@@ -3,9 +3,10 @@
  * deployment files hold (the KEDA queries, the alert rules).
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parse, parseAllDocuments } from "yaml";
+import { parse, parseAllDocuments, stringify } from "yaml";
 import { ROOT } from "../ops/support.js";
 
 export const OVERLAYS = ["single-node", "production"] as const;
@@ -47,9 +48,30 @@ export function envOf(objects: K8sObject[], container: any): Record<string, stri
   return env;
 }
 
-/** `kubectl kustomize deploy/k8s/overlays/<overlay>`, one object per YAML document. */
-export function render(overlay: Overlay): K8sObject[] {
-  const text = execFileSync("kubectl", ["kustomize", join(ROOT, "deploy/k8s/overlays", overlay)], { encoding: "utf8" });
+/** The components an overlay may add (the single-node trial names them in a comment, production uses both). */
+export const COMPONENTS = ["keda", "monitoring"] as const;
+
+/**
+ * `kubectl kustomize deploy/k8s/overlays/<overlay>`, one object per YAML document. With
+ * `withComponents`, a copy of the tree whose overlay also lists every component, as
+ * docs/OPERATIONS-K8S.md tells a trial whose cluster runs KEDA and the prometheus-operator.
+ */
+export function render(overlay: Overlay, o: { withComponents?: boolean } = {}): K8sObject[] {
+  let text: string;
+  if (!o.withComponents) text = execFileSync("kubectl", ["kustomize", join(ROOT, "deploy/k8s/overlays", overlay)], { encoding: "utf8" });
+  else {
+    const tree = mkdtempSync(join(tmpdir(), "serp-k8s-"));
+    try {
+      cpSync(join(ROOT, "deploy/k8s"), tree, { recursive: true });
+      const file = join(tree, "overlays", overlay, "kustomization.yaml");
+      const k = parse(readFileSync(file, "utf8")) as { components?: string[] };
+      k.components = [...new Set([...(k.components ?? []), ...COMPONENTS.map((c) => `../../components/${c}`)])];
+      writeFileSync(file, stringify(k));
+      text = execFileSync("kubectl", ["kustomize", join(tree, "overlays", overlay)], { encoding: "utf8" });
+    } finally {
+      rmSync(tree, { recursive: true, force: true });
+    }
+  }
   return parseAllDocuments(text)
     .map((d) => d.toJS() as K8sObject | null)
     .filter((o): o is K8sObject => o !== null);

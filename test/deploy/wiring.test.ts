@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { join, posix } from "node:path";
 import { loadEnv as apiEnv } from "@serp/api/env";
 import { loadEnv as workerEnv } from "@serp/worker/env";
+import { loadOpsSettings } from "../../apps/api/src/ops/settings.js";
 import { ROOT } from "../ops/support.js";
 import { settingsReadByCode } from "../support/settings-read.js";
 import { OVERLAYS, componentOf, envOf, kubectlAvailable, matches, named, podOf, render, serviceWorkloads, type K8sObject, type Overlay } from "./support.js";
@@ -118,5 +119,84 @@ d.each(OVERLAYS)("the %s overlay's settings", (overlay: Overlay) => {
       const secretKeys = (c.envFrom as { secretRef?: { name: string } }[]).flatMap((f) => Object.keys((f.secretRef && named(objects, "Secret", f.secretRef.name)?.data) ?? {}));
       expect(secretKeys).toEqual(expect.arrayContaining(["RAW_PAGES_S3_BUCKET", "RAW_PAGES_S3_ACCESS_KEY_ID", "RAW_PAGES_S3_SECRET_ACCESS_KEY"]));
     }
+  });
+});
+
+/** Where and how a pod's app serves /metrics, as its settings say: the API on METRICS_PORT (else on its own PORT), a worker beside its probes on HEALTH_PORT; behind METRICS_TOKEN when set. */
+function metricsServedBy(objects: K8sObject[], w: K8sObject): { port: number | undefined; token: string | undefined } {
+  const env = envOf(objects, podOf(w).spec.containers[0]);
+  if (componentOf(w) === "api") {
+    const ops = loadOpsSettings(env);
+    return { port: ops.METRICS_PORT ?? apiEnv(env).PORT, token: ops.METRICS_TOKEN };
+  }
+  const parsed = workerEnv(env);
+  return { port: parsed.HEALTH_PORT, token: parsed.METRICS_TOKEN };
+}
+
+/** The value of a Secret key a ServiceMonitor endpoint names, decoded. */
+function secretValue(objects: K8sObject[], ref: { name: string; key: string } | undefined): string | undefined {
+  const data = ref && named(objects, "Secret", ref.name)?.data?.[ref.key];
+  return data === undefined ? undefined : Buffer.from(data.replace(/\s+/g, ""), "base64").toString("utf8");
+}
+
+const VARIANTS = [
+  ["single-node with the keda and monitoring components", () => render("single-node", { withComponents: true })],
+  ["production", () => render("production")],
+] as const;
+
+d.each(VARIANTS)("/metrics in %s", (_variant, renderIt) => {
+  let objects: K8sObject[];
+  let apps: K8sObject[];
+  beforeAll(() => {
+    objects = renderIt();
+    apps = serviceWorkloads(objects);
+  });
+
+  test("every ServiceMonitor scrapes the port and path where its pods serve /metrics, with the token they require", () => {
+    const monitors = objects.filter((o) => o.kind === "ServiceMonitor");
+    expect(monitors.map((m) => m.metadata.name).sort()).toEqual(["serp-api", "serp-workers"]);
+    const problems: string[] = [];
+    const scraped = new Set<string>();
+    for (const m of monitors) {
+      for (const e of m.spec.endpoints) {
+        for (const service of objects.filter((o) => o.kind === "Service" && matches(m.spec.selector.matchLabels, o.metadata.labels))) {
+          const port = service.spec.ports.find((p: { name: string }) => p.name === e.port);
+          for (const w of apps.filter((a) => matches(service.spec.selector, podOf(a).metadata.labels))) {
+            const [c] = podOf(w).spec.containers;
+            const target = typeof port?.targetPort === "number" ? port.targetPort : c.ports.find((p: { name: string }) => p.name === port?.targetPort)?.containerPort;
+            const served = metricsServedBy(objects, w);
+            const where = `${m.metadata.name} → ${w.metadata.name}`;
+            if (target === undefined || target !== served.port) problems.push(`${where}: scrapes port ${target}, /metrics is on ${served.port}`);
+            if (e.path !== "/metrics") problems.push(`${where}: path ${e.path}`);
+            const sent = secretValue(objects, e.authorization?.credentials ?? e.bearerTokenSecret);
+            if (sent !== served.token) problems.push(`${where}: sends ${sent ? "a token" : "no token"}, the pod requires ${served.token ? "a different one" : "none"}`);
+            scraped.add(w.metadata.name);
+          }
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+    expect([...scraped].sort()).toEqual(apps.map((a) => a.metadata.name).sort());
+    // /metrics is closed: every pod requires a token, and the API's public port does not serve it.
+    for (const w of apps) expect({ [w.metadata.name]: Boolean(metricsServedBy(objects, w).token) }).toEqual({ [w.metadata.name]: true });
+    const api = apps.find((w) => componentOf(w) === "api")!;
+    expect(metricsServedBy(objects, api).port).not.toBe(apiEnv(envOf(objects, podOf(api).spec.containers[0])).PORT);
+  });
+
+  test("the NetworkPolicies let Prometheus, from the monitoring namespace, reach every pod's metrics port", () => {
+    const blocked: string[] = [];
+    for (const w of apps) {
+      const { port } = metricsServedBy(objects, w);
+      const rules = objects
+        .filter((o) => o.kind === "NetworkPolicy" && o.spec.policyTypes?.includes("Ingress") && matches(o.spec.podSelector.matchLabels ?? {}, podOf(w).metadata.labels))
+        .flatMap((o) => (o.spec.ingress ?? []) as { from?: { namespaceSelector?: { matchLabels?: Record<string, string> } }[]; ports?: { port?: number }[] }[]);
+      const open = rules.some(
+        (r) =>
+          (!r.ports || r.ports.some((p) => p.port === port)) &&
+          (!r.from || r.from.some((f) => f.namespaceSelector?.matchLabels?.["kubernetes.io/metadata.name"] === "monitoring")),
+      );
+      if (!open) blocked.push(`${w.metadata.name}: port ${port}`);
+    }
+    expect(blocked).toEqual([]);
   });
 });
