@@ -200,3 +200,25 @@ d.each(VARIANTS)("/metrics in %s", (_variant, renderIt) => {
     expect(blocked).toEqual([]);
   });
 });
+
+describe("the production Secret's optional settings (commented out in secrets.env)", () => {
+  const file = readFileSync(join(ROOT, "deploy/k8s/overlays/production/secrets.env"), "utf8");
+  const entries = (re: RegExp) => Object.fromEntries([...file.matchAll(re)].map((m) => [m[1]!, m[2]!]));
+  const active = entries(/^([A-Z][A-Z0-9_]*)=(.*)$/gm);
+  const optional = entries(/^# ([A-Z][A-Z0-9_]*)=(.*)$/gm);
+
+  test("names Redis Sentinel and the S3-compatible endpoint, each a setting the apps read", () => {
+    expect(Object.keys(optional)).toEqual(expect.arrayContaining(["REDIS_SENTINELS", "REDIS_SENTINEL_NAME", "REDIS_WAIT_REPLICAS", "RAW_PAGES_S3_ENDPOINT"]));
+    const read = settingsReadByCode();
+    expect(Object.keys(optional).filter((k) => !read.has(k))).toEqual([]);
+  });
+
+  test("uncommented, they are a configuration both apps accept, and it takes Redis through the sentinels", () => {
+    const env = { ...active, ...optional };
+    const api = apiEnv(env);
+    expect(() => workerEnv({ ...env, HEALTH_PORT: "9100" })).not.toThrow();
+    expect(api.REDIS_SENTINELS?.length).toBe(3);
+    expect(api.REDIS_WAIT_REPLICAS).toBe(1);
+    expect(api.RAW_PAGES_S3_ENDPOINT).toBe(optional.RAW_PAGES_S3_ENDPOINT);
+  });
+});
