@@ -1,6 +1,6 @@
 /**
  * docker-compose.yml as the apps read it: every variable it sets is a setting the code reads,
- * every app container listens beyond loopback (HOST) and keeps pages where the API reads them, and
+ * every app container listens beyond loopback (HOST), no published port serves /metrics, and
  * each container's stop_grace_period outlasts its app's own stop bound (the functions the apps stop
  * with, from the settings the container gets and the code's defaults).
  */
@@ -10,12 +10,14 @@ import yaml from "yaml";
 import { loadEnv as apiEnv } from "@serp/api/env";
 import { loadEnv as workerEnv } from "@serp/worker/env";
 import { apiShutdownBounds } from "../../apps/api/src/ops/http-shutdown.js";
+import { loadOpsSettings } from "../../apps/api/src/ops/settings.js";
 import { workerShutdownBounds } from "../../apps/worker/src/drain.js";
 import { ROOT } from "../ops/support.js";
 import { settingsReadByCode } from "../support/settings-read.js";
 
 interface Service {
   command?: string[];
+  ports?: string[];
   environment?: Record<string, string>;
   stop_grace_period?: string;
   volumes?: string[];
@@ -49,6 +51,15 @@ describe("docker-compose.yml, as the apps read it", () => {
       const env = environmentOf(s);
       const parsed = isApi(s) ? apiEnv(env) : workerEnv(env);
       expect([name, parsed.HOST]).toEqual([name, "0.0.0.0"]);
+    }
+  });
+
+  test("no published port serves /metrics: the API's is on METRICS_PORT, the workers' on HEALTH_PORT, neither published", () => {
+    for (const [name, s] of apps) {
+      const env = environmentOf(s);
+      const metricsPort = isApi(s) ? (loadOpsSettings(env).METRICS_PORT ?? apiEnv(env).PORT) : workerEnv(env).HEALTH_PORT;
+      const published = (s.ports ?? []).map((p) => Number(String(p).split(":").at(-1)));
+      expect({ name, metricsPort, published: published.includes(metricsPort!) }).toEqual({ name, metricsPort: 9100, published: false });
     }
   });
 
