@@ -120,6 +120,15 @@ d.each(OVERLAYS)("the %s overlay's settings", (overlay: Overlay) => {
       expect(secretKeys).toEqual(expect.arrayContaining(["RAW_PAGES_S3_BUCKET", "RAW_PAGES_S3_ACCESS_KEY_ID", "RAW_PAGES_S3_SECRET_ACCESS_KEY"]));
     }
   });
+
+  test("webhook deliveries always have a worker: the pools serve the webhooks queue, and one never scales to zero", () => {
+    // Deliveries are a queue of their own, served inside the worker pods (WEBHOOK_WORKER), not by a pool of their own.
+    const pools = apps.filter((w) => componentOf(w) === "worker");
+    const minimum = (w: K8sObject) => objects.find((o) => o.kind === "ScaledObject" && o.spec.scaleTargetRef.name === w.metadata.name)?.spec.minReplicaCount ?? w.spec.replicas ?? 1;
+    const serving = pools.filter((w) => workerEnv(envOf(objects, podOf(w).spec.containers[0])).WEBHOOK_WORKER);
+    expect(serving.map((w) => w.metadata.name)).toEqual(pools.map((w) => w.metadata.name));
+    expect(Math.max(...serving.map(minimum))).toBeGreaterThanOrEqual(1);
+  });
 });
 
 /** Where and how a pod's app serves /metrics, as its settings say: the API on METRICS_PORT (else on its own PORT), a worker beside its probes on HEALTH_PORT; behind METRICS_TOKEN when set. */
