@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { join, posix } from "node:path";
 import { loadEnv as apiEnv } from "@serp/api/env";
 import { loadEnv as workerEnv } from "@serp/worker/env";
+import { BROWSER_DEFAULTS } from "@serp/upstream";
 import { loadOpsSettings } from "../../apps/api/src/ops/settings.js";
 import { ROOT } from "../ops/support.js";
 import { settingsReadByCode } from "../support/settings-read.js";
@@ -121,6 +122,28 @@ d.each(OVERLAYS)("the %s overlay's settings", (overlay: Overlay) => {
     }
   });
 
+  test("the workers' memory follows the browser benchmark: pages recycled below the limit, the request covers pages and process", () => {
+    const measured = browserPageMb();
+    expect(measured.size).toBeGreaterThanOrEqual(2);
+    for (const w of apps.filter((a) => componentOf(a) === "worker")) {
+      const [c] = podOf(w).spec.containers;
+      const parsed = workerEnv(envOf(objects, c));
+      if (parsed.BROWSER_CDP_URL || parsed.BROWSER_WS_ENDPOINT) continue;
+      const pages = parsed.BROWSER_CONCURRENCY ?? BROWSER_DEFAULTS.concurrency;
+      const recycleAt = parsed.BROWSER_MAX_RSS_MB ?? BROWSER_DEFAULTS.maxRssMb;
+      // The figure at the largest measured concurrency not above the pod's (fewer pages cost more each).
+      const at = Math.max(...[...measured.keys()].filter((n) => n <= pages));
+      const pagesMb = pages * measured.get(at)!;
+      const sizes = {
+        pool: w.metadata.name,
+        pagesBelowRecycling: pagesMb < recycleAt,
+        recyclingBelowLimit: recycleAt + WORKER_PROCESS_MB < quantityMb(c.resources.limits.memory),
+        requestCoversPagesAndProcess: pagesMb + WORKER_PROCESS_MB <= quantityMb(c.resources.requests.memory),
+      };
+      expect(sizes).toEqual({ pool: w.metadata.name, pagesBelowRecycling: true, recyclingBelowLimit: true, requestCoversPagesAndProcess: true });
+    }
+  });
+
   test("webhook deliveries always have a worker: the pools serve the webhooks queue, and one never scales to zero", () => {
     // Deliveries are a queue of their own, served inside the worker pods (WEBHOOK_WORKER), not by a pool of their own.
     const pools = apps.filter((w) => componentOf(w) === "worker");
@@ -130,6 +153,27 @@ d.each(OVERLAYS)("the %s overlay's settings", (overlay: Overlay) => {
     expect(Math.max(...serving.map(minimum))).toBeGreaterThanOrEqual(1);
   });
 });
+
+/**
+ * A worker process's own memory beside its browser: its resident size once ready with one parse
+ * thread, measured with the apps run as `npm start` runs them (tsx, so above the bundled image's):
+ * 304 MB (docs/OPERATIONS-K8S.md, "Sizing").
+ */
+const WORKER_PROCESS_MB = 304;
+const MB_PER_MIB = 1.048576;
+
+/** Memory in MB from a Kubernetes quantity (Mi or Gi). */
+function quantityMb(q: string): number {
+  const m = /^(\d+)(Mi|Gi)$/.exec(q);
+  if (!m) throw new Error(`unexpected quantity ${q}`);
+  return Number(m[1]) * (m[2] === "Gi" ? 1024 : 1) * MB_PER_MIB;
+}
+
+/** docs/BENCHMARKS.md §7: a browser page's memory (PSS) at each measured concurrency. */
+function browserPageMb(): Map<number, number> {
+  const text = readFileSync(join(ROOT, "docs/BENCHMARKS.md"), "utf8");
+  return new Map([...text.matchAll(/^\| 7\. browser page, concurrency (\d+): memory \(PSS\) per concurrent page \| (\d+) MB \|/gm)].map((m) => [Number(m[1]), Number(m[2])]));
+}
 
 /** Where and how a pod's app serves /metrics, as its settings say: the API on METRICS_PORT (else on its own PORT), a worker beside its probes on HEALTH_PORT; behind METRICS_TOKEN when set. */
 function metricsServedBy(objects: K8sObject[], w: K8sObject): { port: number | undefined; token: string | undefined } {
