@@ -77,10 +77,10 @@ describe("defineQueue", () => {
 
   test("entries an older version queued (no endpoint, no hash) still parse; a hash that is not its params' is refused", () => {
     const jobId = newJobId();
-    const params = { query: "coffee" };
+    const params = { query: "coffee", country: "us", language: "en" } as const;
     expect(scrapePayloadSchema.parse({ jobId, params, accountId: "acct_1" })).toEqual({ jobId, params, accountId: "acct_1" });
     expect(scrapePayloadSchema.parse({ jobId })).toEqual({ jobId });
-    expect(scrapePayloadSchema.safeParse({ jobId, endpoint: "web-search", params, paramsHash: paramsHashOf({ query: "tea" }) }).success).toBe(false);
+    expect(scrapePayloadSchema.safeParse({ jobId, endpoint: "web-search", params, paramsHash: paramsHashOf({ ...params, query: "tea" }) }).success).toBe(false);
     expect(scrapePayloadSchema.safeParse({ jobId, endpoint: "web-search", paramsHash: paramsHashOf(params) }).success).toBe(false);
     expect(scrapePayloadSchema.safeParse({ jobId, endpoint: "no-such-endpoint", params }).success).toBe(false);
   });

@@ -5,15 +5,8 @@
  * reading the captured block, consent and error pages.
  */
 import type { Endpoint } from "@serp/shared";
+import type { PageClass } from "./failures.js";
 import { kindOf } from "./kinds/index.js";
-
-/**
- * What an upstream answer is. Only `results` and `no_results` pages are parsed. `refused` is the
- * upstream turning away this kind of client, whatever its address: a 403 (its answer to a TLS
- * fingerprint it does not accept) or the "browser isn't supported anymore" page (old agents, since
- * 2025-09).
- */
-export type PageClass = "results" | "no_results" | "blocked" | "consent" | "js_wall" | "refused" | "upstream_error";
 
 export interface UpstreamResponse {
   statusCode: number;

@@ -7,8 +7,9 @@
  * whether trying the whole job later could help, and, for operators, how each rung ended.
  */
 import { JOB_ERRORS, type BlocksByEndpoint, type Endpoint, type JobParams, type ServedLayout } from "@serp/shared";
-import { Breakers, isSkip, type BreakerStatus, type Outcome, type Skip } from "./breakers.js";
-import { classify, type PageClass } from "./classify.js";
+import { Breakers, isSkip, type BreakerStatus, type Skip } from "./breakers.js";
+import { classify } from "./classify.js";
+import { FAILURES, TELLING, failureOfOutcome, outcomeOf, type FailureKind, type Outcome, type PageClass, type TryOutcome } from "./failures.js";
 import { resolveUpstreamOptions, type UpstreamOptions } from "./config.js";
 import { DirectAgents, fetchPage, postForm, type FetchResult, type FetchSettings } from "./fetch.js";
 import { CaptchaError, exemptionRequest, readSorryPage, type CaptchaSolver } from "./captcha.js";
@@ -27,9 +28,6 @@ import { ExitRouter, isLease, type Lease, type Proxy, type RouterEvents } from "
 import { buildUrl, type UrlContext } from "./urls.js";
 
 export type { UpstreamOptions } from "./config.js";
-
-export type FailureKind = "blocked" | "consent" | "js_wall" | "refused" | "upstream_error" | "network" | "timeout" | "unparseable" | "partial";
-export type TryOutcome = "results" | "no_results" | FailureKind;
 
 export interface TryRecord {
   url: string;
@@ -59,65 +57,6 @@ export interface SkipRecord extends Skip {
   profile: string;
 }
 
-const FAILURE_TEXT: Record<FailureKind, string> = {
-  blocked: JOB_ERRORS.blocked,
-  timeout: JOB_ERRORS.upstreamTimeout,
-  unparseable: JOB_ERRORS.unparseable,
-  partial: JOB_ERRORS.partial,
-  upstream_error: JOB_ERRORS.upstreamError,
-  network: JOB_ERRORS.network,
-  consent: JOB_ERRORS.consent,
-  js_wall: JOB_ERRORS.jsWall,
-  refused: JOB_ERRORS.refused,
-};
-
-/** Blocks, time-outs, network and upstream faults pass; a page we cannot read, or a wall or refusal we cannot pass, stays. */
-const RETRYABLE: Record<FailureKind, boolean> = {
-  blocked: true,
-  timeout: true,
-  upstream_error: true,
-  network: true,
-  unparseable: false,
-  partial: false,
-  consent: false,
-  js_wall: false,
-  refused: false,
-};
-
-/**
- * Which failure speaks for the job when every try failed: a block, time-out or network failure
- * first (the page was never seen and a later try may pass), then a results page we could not read, then the rest; a
- * refusal last, since a wall further up the ladder says more about what the kind needs.
- */
-const TELLING: readonly FailureKind[] = ["blocked", "timeout", "network", "partial", "unparseable", "upstream_error", "consent", "js_wall", "refused"];
-
-/** A try's outcome in the breakers' and the metrics' words. */
-export function outcomeOf(outcome: TryOutcome): Outcome {
-  switch (outcome) {
-    case "consent":
-    case "js_wall":
-      return "wall";
-    case "upstream_error":
-    case "network":
-      return "error";
-    default:
-      return outcome;
-  }
-}
-
-/** A resting breaker's last outcome, as the failure it stands for. */
-const SKIP_KIND: Record<Outcome, FailureKind> = {
-  wall: "js_wall",
-  refused: "refused",
-  blocked: "blocked",
-  timeout: "timeout",
-  error: "upstream_error",
-  unparseable: "unparseable",
-  partial: "partial",
-  results: "upstream_error",
-  no_results: "upstream_error",
-};
-
 /** Which exit served a search, for the job record (never credentials). */
 export interface ExitRecord {
   pool: string;
@@ -140,9 +79,9 @@ export class UpstreamFailure extends Error {
     /** A full-page job whose full rungs all failed while a light rung answered: `layout: "any"` would have had a result. */
     readonly lightAnswered = false,
   ) {
-    super(lightAnswered ? JOB_ERRORS.fullUnavailable(FAILURE_TEXT[kind]) : FAILURE_TEXT[kind]);
+    super(lightAnswered ? JOB_ERRORS.fullUnavailable(FAILURES[kind].text) : FAILURES[kind].text);
     this.name = "UpstreamFailure";
-    this.retryable = RETRYABLE[kind];
+    this.retryable = FAILURES[kind].retryable;
   }
 
   /** How each rung ended, in words an operator can act on (the customer sees only `message`). */
@@ -440,8 +379,7 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
         if (ran.blocks) {
           // A light page a full-page job may not take: it only tells the customer that `layout: "any"` would have answered.
           if (!sells) {
-            const fromSkips = skipped.map((s) => (s.lastOutcome ? SKIP_KIND[s.lastOutcome] : undefined));
-            throw new UpstreamFailure(mostTelling(tries) ?? TELLING.find((k) => fromSkips.includes(k)) ?? "upstream_error", tries, skipped, withCaptcha(served), true);
+            throw new UpstreamFailure(tellingKind(tries, skipped), tries, skipped, withCaptcha(served), true);
           }
           const pageClass = ran.record.outcome as "results" | "no_results";
           return {
@@ -462,8 +400,7 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
     } finally {
       if (lease) router.release(lease);
     }
-    const fromSkips = skipped.map((s) => (s.lastOutcome ? SKIP_KIND[s.lastOutcome] : undefined)).filter((k) => k !== undefined);
-    throw new UpstreamFailure(mostTelling(tries) ?? TELLING.find((k) => fromSkips.includes(k)) ?? "upstream_error", tries, skipped, withCaptcha(served));
+    throw new UpstreamFailure(tellingKind(tries, skipped), tries, skipped, withCaptcha(served));
   }
 
   async function tryProfile(endpoint: Endpoint, params: JobParams, name: string, signal?: AbortSignal): Promise<TryRecord> {
@@ -599,6 +536,12 @@ function breakerKey(lease: Lease): string {
 function mostTelling(tries: TryRecord[]): FailureKind | undefined {
   const seen = new Set(tries.map((t) => t.outcome));
   return TELLING.find((k) => seen.has(k));
+}
+
+/** The failure that speaks for a job whose every rung failed: its tries' most telling, else its skips'. */
+function tellingKind(tries: TryRecord[], skipped: SkipRecord[]): FailureKind {
+  const fromSkips = new Set(skipped.map((s) => s.lastOutcome && failureOfOutcome(s.lastOutcome)));
+  return mostTelling(tries) ?? TELLING.find((k) => fromSkips.has(k)) ?? "upstream_error";
 }
 
 function restingKind(why: "blocked" | "proxy_error"): FailureKind {
