@@ -1,7 +1,7 @@
 /**
  * The pipeline a worker calls: for each try (the kind's profiles in order, each through the next
  * proxy in turn, each behind its circuit breakers) build the URL, fetch over the profile's
- * transport, classify, and parse only results pages. The first page that parses into something,
+ * transport (transports.ts), classify, and parse only results pages. The first page that parses into something,
  * and whose coverage figure (coverage.ts) clears its kind's threshold, wins: a results page
  * understood only in part is treated like a wall, and the next rung is asked. When every try fails, an UpstreamFailure says why in the customer's words (JOB_ERRORS),
  * whether trying the whole job later could help, and, for operators, how each rung ended.
@@ -11,7 +11,7 @@ import { Breakers, isSkip, type BreakerStatus, type Skip } from "./breakers.js";
 import { classify } from "./classify.js";
 import { FAILURES, TELLING, failureOfOutcome, outcomeOf, type FailureKind, type Outcome, type PageClass, type TryOutcome } from "./failures.js";
 import { resolveUpstreamOptions, type UpstreamOptions } from "./config.js";
-import { DirectAgents, fetchPage, postForm, type FetchResult, type FetchSettings } from "./fetch.js";
+import { DirectAgents, fetchPage, postForm, withJar, type FetchResult, type FetchSettings } from "./fetch.js";
 import { CaptchaError, exemptionRequest, readSorryPage, type CaptchaSolver } from "./captcha.js";
 import { BROWSER_DEFAULTS, BrowserPool, type BrowserPages } from "./browser.js";
 import { ImpersonatingClients } from "./impersonate.js";
@@ -24,7 +24,8 @@ import { acceptLanguage, layoutOf, profilesFor, rungsFor, type Profile, type Pro
 import type { ProxyFailure } from "./proxies.js";
 import { exitsSource } from "./exits/source.js";
 import { MemoryExitHealth, type ExitEvent, type ExitHealth, type ExitHealthOptions } from "./exits/health.js";
-import { ExitRouter, isLease, type Lease, type Proxy, type RouterEvents } from "./exits/router.js";
+import { ExitRouter, isLease, type Lease, type RouterEvents } from "./exits/router.js";
+import { TRANSPORTS, type TransportClients } from "./transports.js";
 import { buildUrl, type UrlContext } from "./urls.js";
 
 export type { UpstreamOptions } from "./config.js";
@@ -238,29 +239,19 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
   const urlContext: UrlContext = { baseUrl: config.baseUrl, uuleFor: (name) => locations.uuleFor(name) };
   const settings: FetchSettings = { timeoutMs: config.timeoutMs, maxBodyBytes: config.maxBodyBytes, tls };
 
-  /** The profile's transport: got over Node's TLS, impit with a browser's, or a real browser. */
-  const send = (profile: Profile, url: string, params: JobParams, proxy: Proxy | undefined, signal?: AbortSignal, jar?: ReadonlyMap<string, string>): Promise<FetchResult> => {
-    // The browser keeps the session's cookies in its context; the other transports send them as a header.
-    const headers = profile.transport === "browser" ? headersFor(profile, params) : withJar(headersFor(profile, params), jar);
-    if (profile.transport === "impersonate") return impersonating.fetch({ url, headers, browser: profile.browser!, proxy, signal }, settings);
-    if (profile.transport === "browser") {
-      browsers ??= new BrowserPool(config.browser, tls);
-      const { device = "desktop", language, country } = params;
-      return browsers.fetch({ url, headers, userAgent: profile.userAgent, device, language, country, proxy, signal, ...(jar?.size ? { cookies: jar } : {}) }, settings);
-    }
-    return fetchPage({ url, headers, proxy, direct, signal }, settings);
-  };
+  const clients: TransportClients = { settings, direct, impersonating, browsers: () => (browsers ??= new BrowserPool(config.browser, tls)) };
 
   /** One try: build, send, judge. */
   async function attempt<E extends Endpoint>(endpoint: E, params: JobParams, profile: Profile, lease: Lease | undefined, signal?: AbortSignal) {
     const url = buildUrl(endpoint, params, profile, urlContext);
     const proxy = lease?.session.proxy;
-    const fetched = await send(profile, url, params, proxy, signal, lease?.session.cookies);
+    const transport = TRANSPORTS[profile.transport];
+    const fetched = await transport.send({ url, profile, params, headers: headersFor(profile, params), proxy, signal, jar: lease?.session.cookies }, clients);
     const judged = await judge(endpoint, fetched, (body) => parse(endpoint, body), proxy !== undefined);
     const record: TryRecord = {
       url,
       profile: profile.name,
-      transport: profile.transport === "impersonate" ? `impersonate ${profile.browser}` : profile.transport,
+      transport: transport.label(profile),
       outcome: judged.outcome,
       ms: fetched.ms,
       ...(fetched.ok ? { status: fetched.response.statusCode } : {}),
@@ -506,13 +497,6 @@ function headersFor(profile: Profile, params: JobParams): Record<string, string>
 }
 
 const headerText = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
-
-/** The session's cookies joined to the request's own `cookie` header. */
-function withJar(headers: Record<string, string>, jar: ReadonlyMap<string, string> | undefined): Record<string, string> {
-  if (!jar?.size) return headers;
-  const mine = [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
-  return { ...headers, cookie: headers.cookie ? `${headers.cookie}; ${mine}` : mine };
-}
 
 /** Exits a search may switch to after a block or a dead connection before it goes on down the ladder. */
 const MAX_EXIT_SWITCHES = 3;
