@@ -7,6 +7,7 @@
 import type { Endpoint } from "@serp/shared";
 import type { PageClass } from "./failures.js";
 import { kindOf } from "./kinds/index.js";
+import { ENGINE_ORIGIN } from "./hosts.js";
 
 export interface UpstreamResponse {
   statusCode: number;
@@ -84,7 +85,7 @@ function classifyRedirect(location: string | undefined): PageClass {
 
 function isSorryUrl(url: string): boolean {
   try {
-    const u = new URL(url, "https://www.google.com");
+    const u = new URL(url, ENGINE_ORIGIN);
     return u.hostname.startsWith("sorry.") || u.pathname.startsWith("/sorry");
   } catch {
     return false;
@@ -118,7 +119,7 @@ function header(res: UpstreamResponse, name: string): string | undefined {
 
 function hostOf(url: string): string {
   try {
-    return new URL(url, "https://www.google.com").hostname;
+    return new URL(url, ENGINE_ORIGIN).hostname;
   } catch {
     return "";
   }
