@@ -212,16 +212,8 @@ d("live jobs fetched while they are marked started", () => {
     // …and its owner, for the workers' fair share (docs/FAIRNESS.md).
     expect((await stack.api.queues.fast.getJob(res.body.job.id))!.data).toEqual({ jobId: res.body.job.id, accountId: expect.stringMatching(/^acct_/) });
   });
-});
 
-d("jobs queued by an older version", () => {
-  let stack: Stack;
-  beforeAll(async () => {
-    stack = await startStack({ workerQueues: [] });
-  });
-  afterAll(() => stack.close());
-
-  test("entries without an endpoint or params hash (the endpoint in the BullMQ name) still run to completion, read from the record", async () => {
+  test("entries an older version queued, without an endpoint or params hash (the endpoint in the BullMQ name), still run to completion, read from the record", async () => {
     const { accountId } = await stack.account(3);
     const params = { query: "coffee", country: "us", language: "en", page: 1, device: "desktop" } as const;
     const ids = { live: newJobId(), fast: newJobId() };
