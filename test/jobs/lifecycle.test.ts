@@ -6,7 +6,7 @@ import { Worker } from "bullmq";
 import { Redis } from "ioredis";
 import request from "supertest";
 import { JOB_ERRORS, newJobId } from "@serp/shared";
-import { QUEUE_CATALOG, keySpace } from "@serp/store";
+import { QUEUE_CATALOG, keySpace, paramsHashOf, scrapePayloadOf } from "@serp/store";
 import { createUpstream } from "@serp/upstream";
 import { createWorkerRuntime } from "@serp/worker/runtime";
 import { REDIS_URL, fixturesAvailable, pollUntilFinal, silent, startStack, type Stack } from "../support/stack.js";
@@ -42,8 +42,10 @@ d("job lifecycle", () => {
     expect(res.body.result.search_parameters).toEqual({ engine: "web_search", query: "coffee", country: "us", language: "en", page: 1, device: "desktop", layout: "full" });
     expect(res.body.result.layout).toBe("full");
     expect(res.body.result.organic_results.length).toBeGreaterThan(0);
-    // The queue entry carried the params, so the worker could fetch while marking the job started.
-    expect((await stack.api.queues.live.getJob(res.body.job.id))?.data).toEqual({ jobId: res.body.job.id, params: res.body.job.params, accountId });
+    // The queue entry carried the endpoint and params, so the worker could fetch while marking the job started.
+    expect((await stack.api.queues.live.getJob(res.body.job.id))?.data).toEqual({
+      jobId: res.body.job.id, endpoint: "web-search", params: res.body.job.params, paramsHash: paramsHashOf(res.body.job.params), accountId,
+    });
     const acct = await stack.api.accounts.get(accountId);
     expect(acct).toMatchObject({ balance: 9, reserved: 0 });
     expect(await stack.api.accounts.ledger(accountId)).toContainEqual(
@@ -180,7 +182,7 @@ d("live jobs fetched while they are marked started", () => {
     // Settled before any worker saw it, as when the live deadline passed first.
     await stack.api.jobs.finalize(id, accountId, { status: "failed", credits: 0, latencyMs: null, error: "timed out", result: null, completedAt: new Date().toISOString() });
     stack.replay.setFaults({ latencyMs: 300 });
-    await stack.api.queues.live.add("web-search", { jobId: id, params }, { ...QUEUE_CATALOG.live.jobOptions, jobId: id });
+    await stack.api.queues.live.add("web-search", scrapePayloadOf({ id, endpoint: "web-search", queue: "live", params }, accountId), { ...QUEUE_CATALOG.live.jobOptions, jobId: id });
 
     const upstream = createUpstream({ baseUrl: stack.replay.url, timeoutMs: 5_000 });
     const worker = await createWorkerRuntime({
@@ -209,6 +211,32 @@ d("live jobs fetched while they are marked started", () => {
     expect(res.status).toBe(202);
     // …and its owner, for the workers' fair share (docs/FAIRNESS.md).
     expect((await stack.api.queues.fast.getJob(res.body.job.id))!.data).toEqual({ jobId: res.body.job.id, accountId: expect.stringMatching(/^acct_/) });
+  });
+
+  test("entries an older version queued, without an endpoint or params hash (the endpoint in the BullMQ name), still run to completion, read from the record", async () => {
+    const { accountId } = await stack.account(3);
+    const params = { query: "coffee", country: "us", language: "en", page: 1, device: "desktop" } as const;
+    const ids = { live: newJobId(), fast: newJobId() };
+    for (const queue of ["live", "fast"] as const) {
+      const id = ids[queue];
+      expect((await stack.api.jobs.create({ id, accountId, endpoint: "web-search", queue, params, createdAt: new Date().toISOString() }, 1)).outcome).toBe("created");
+      // As the older API wrote them: a live entry carried its params alone, a fast one its id and owner.
+      const old = queue === "live" ? { jobId: id, params, accountId } : { jobId: id, accountId };
+      await stack.api.queues[queue].add("web-search", old, { ...QUEUE_CATALOG[queue].jobOptions, jobId: id });
+    }
+    const worker = await createWorkerRuntime({
+      redisUrl: REDIS_URL, prefix: stack.prefix, queues: ["live", "fast"], concurrency: 1, retentionSeconds: 600, scraper: stack.upstream, logger: silent, webhooks: false,
+    });
+    try {
+      for (const id of Object.values(ids)) {
+        const final = await pollUntilFinal(async () => ({ status: 200, body: { job: (await stack.api.jobs.get(id))!.job } }));
+        expect(final.body.job).toMatchObject({ status: "completed", credits: 1, error: null });
+        expect((await stack.api.jobs.get(id))!.result).toMatchObject({ organic_results: expect.any(Array) });
+      }
+      expect(await stack.api.accounts.get(accountId)).toMatchObject({ balance: 1, reserved: 0 });
+    } finally {
+      await worker.closers.closeAll(10_000);
+    }
   });
 });
 

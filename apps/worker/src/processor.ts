@@ -1,68 +1,53 @@
 import type { Job as BullJob } from "bullmq";
 import type { Logger } from "pino";
-import {
-  JOB_ERRORS,
-  buildResult,
-  creditsFor,
-  isEndpoint,
-  type BlocksByEndpoint,
-  type Endpoint,
-  type Job,
-  type JobParams,
-  type ParseCoverage,
-  type ServedLayout,
-} from "@serp/shared";
+import { JOB_ERRORS, buildResult, creditsFor, type Job, type JobResult, type ParseCoverage } from "@serp/shared";
 import type { Metrics } from "@serp/metrics";
-import { resultFromCache, type JobExit, type JobStore, type QueueProcessor, type RawPageStore, type ScrapePayload, type scrapePayloadSchema, type UpstreamPageText } from "@serp/store";
-import { UpstreamFailure, outcomeOf, type TryOutcome } from "@serp/upstream";
+import {
+  carriedParams,
+  paramsHashOf,
+  resultFromCache,
+  type CarriedParams,
+  type Final,
+  type JobStore,
+  type QueueProcessor,
+  type RawPageStore,
+  type ScrapePayload,
+  type scrapePayloadSchema,
+} from "@serp/store";
+import { UpstreamFailure, outcomeOf, type SkipRecord, type TryRecord, type Upstream } from "@serp/upstream";
 import { beforeFetch, type WorkerCache } from "./cache.js";
 import type { FairShare } from "./fair-share.js";
 
+/** The upstream as the worker sees it: one call per attempt, throwing an UpstreamFailure that says why. */
+export type Scraper = Pick<Upstream, "scrape">;
+
 /** A scrape begun before the job was marked started, and how to drop it if the job is not to run. */
 interface EarlyScrape {
-  endpoint: Endpoint;
+  carried: CarriedParams;
   outcome: ReturnType<Scraper["scrape"]>;
   abandon(): void;
 }
 
-function scrapeEarly(scraper: Scraper, endpoint: Endpoint, params: JobParams, signal?: AbortSignal): EarlyScrape {
+function scrapeEarly(scraper: Scraper, carried: CarriedParams, signal?: AbortSignal): EarlyScrape {
   const controller = new AbortController();
   const follow = () => controller.abort(signal?.reason);
   signal?.addEventListener("abort", follow, { once: true });
-  const outcome = scraper.scrape(endpoint, params, controller.signal);
+  const outcome = scraper.scrape(carried.endpoint, carried.params, controller.signal);
   // Awaited where it is used; an abandoned one must not surface as an unhandled rejection.
   outcome.catch(() => undefined).finally(() => signal?.removeEventListener("abort", follow));
-  return { endpoint, outcome, abandon: () => controller.abort(new Error("job not started")) };
+  return { carried, outcome, abandon: () => controller.abort(new Error("job not started")) };
 }
 
-/** The upstream as the worker sees it: one call per attempt, throwing an UpstreamFailure that says why. */
-export interface Scraper {
-  scrape<E extends Endpoint>(
-    endpoint: E,
-    params: JobParams,
-    signal?: AbortSignal,
-  ): Promise<{
-    blocks: BlocksByEndpoint[E]; layout?: ServedLayout; upstreamUrl: string; tries?: readonly TriedRung[]; skipped?: readonly SkippedRung[]; page?: UpstreamPageText; coverage?: ParseCoverage;
-    exit?: JobExit;
-  }>;
-}
-
-/** One upstream request of a job, as the metrics count it. */
-export interface TriedRung {
-  outcome: string;
-  profile?: string;
-  proxy?: string;
-  /** The pool it left through, the exit as metrics label it, and the bytes it moved. */
-  pool?: string;
-  exitLabel?: string;
-  bytes?: number;
-  /** How much of the page the parse understood, when a page was parsed. */
+/** How a job ends, as `settle` takes it: the outcome, and for a completed job what made its result. */
+interface Settlement {
+  status: Final["status"];
+  error?: string;
+  result?: JobResult;
+  upstreamUrl?: string;
   coverage?: ParseCoverage;
-}
-/** A rung passed over because its breaker rested. */
-export interface SkippedRung {
-  profile: string;
-  key: string;
+  /** Answered from the result cache: the job whose fetch filled it. */
+  cachedFrom?: string;
+  exit?: Final["exit"];
 }
 
 /** Thrown to hand a job back to BullMQ for another attempt after a transient upstream fault. */
@@ -116,12 +101,14 @@ export function createProcessor(deps: ProcessorDeps): QueueProcessor<typeof scra
 }
 
 function runJob({ jobs, scraper, logger, metrics, onFinal, rawPages, cache }: ProcessorDeps) {
-  return async (bullJob: BullJob, { jobId, params: carried, useCache }: ScrapePayload, signal?: AbortSignal): Promise<void> => {
+  return async (bullJob: BullJob, payload: ScrapePayload, signal?: AbortSignal): Promise<void> => {
+    const { jobId, useCache } = payload;
     const log = logger.child({ jobId, queue: bullJob.queueName, attempt: bullJob.attemptsMade + 1 });
     const started = performance.now();
-    // A live job brings its params: its page is fetched while the record is marked started (unless
-    // the cache is to be asked first).
-    const early = carried && !useCache && isEndpoint(bullJob.name) ? scrapeEarly(scraper, bullJob.name, carried, signal) : undefined;
+    // A live job brings its endpoint and params: its page is fetched while the record is marked
+    // started (unless the cache is to be asked first).
+    const carried = useCache ? undefined : carriedParams(payload);
+    const early = carried ? scrapeEarly(scraper, carried, signal) : undefined;
     let begun: Awaited<ReturnType<JobStore["start"]>>;
     try {
       // The upstream request goes out first: on the wire before the record is written to.
@@ -141,16 +128,17 @@ function runJob({ jobs, scraper, logger, metrics, onFinal, rawPages, cache }: Pr
     const { endpoint, params } = record.job;
     // The record is the authority: a payload that disagrees with it is not used.
     let fetching = early;
-    if (early && (early.endpoint !== endpoint || JSON.stringify(carried) !== JSON.stringify(params))) {
+    if (early && (early.carried.endpoint !== endpoint || early.carried.paramsHash !== paramsHashOf(params))) {
       early.abandon();
       fetching = undefined;
     }
-    const countTries = (tries: readonly TriedRung[] | undefined, skipped: readonly SkippedRung[] | undefined) => {
-      for (const t of tries ?? []) {
+    const countTries = (tries: readonly TryRecord[], skipped: readonly SkipRecord[]) => {
+      for (const t of tries) {
+        const outcome = outcomeOf(t.outcome);
         metrics?.upstreamResponses.inc({ endpoint, outcome: t.outcome });
-        if (t.profile) metrics?.upstreamTries.inc({ profile: t.profile, proxy: t.exitLabel ?? (t.proxy ? "*" : "direct"), outcome: outcomeOf(t.outcome as TryOutcome) });
+        metrics?.upstreamTries.inc({ profile: t.profile, proxy: t.exitLabel ?? (t.proxy ? "*" : "direct"), outcome });
         if (t.pool) {
-          metrics?.exitTries.inc({ pool: t.pool, exit: t.exitLabel ?? "*", outcome: outcomeOf(t.outcome as TryOutcome) });
+          metrics?.exitTries.inc({ pool: t.pool, exit: t.exitLabel ?? "*", outcome });
           if (t.bytes) metrics?.exitBytes.inc({ pool: t.pool }, t.bytes);
         }
         const c = t.coverage;
@@ -160,16 +148,13 @@ function runJob({ jobs, scraper, logger, metrics, onFinal, rawPages, cache }: Pr
           log.warn({ endpoint, layout: c.layout, ratio: c.ratio, links: c.links, accounted: c.accounted, cut: c.cut ?? false, rung: t.profile }, "results page only partly understood");
         }
       }
-      for (const s of skipped ?? []) metrics?.upstreamSkips.inc({ profile: s.profile, breaker: s.key });
+      for (const s of skipped) metrics?.upstreamSkips.inc({ profile: s.profile, breaker: s.key });
     };
-    const settle = async (
-      status: "completed" | "failed", error: string | null, result: ReturnType<typeof buildResult> | null, upstreamUrl?: string, coverage?: ParseCoverage,
-      cachedFrom?: string, exit?: JobExit,
-    ) => {
+    const settle = async ({ status, error, result, upstreamUrl, coverage, cachedFrom, exit }: Settlement) => {
       const latencyMs = Math.round(performance.now() - started);
-      const credits = cachedFrom !== undefined ? (cache?.hitCredits ?? 1) : creditsFor(endpoint, status, result ?? undefined);
+      const credits = cachedFrom !== undefined ? (cache?.hitCredits ?? 1) : creditsFor(endpoint, status, result);
       const changed = await jobs.finalize(jobId, record.accountId, {
-        status, credits, latencyMs, error, result, upstreamUrl, coverage, exit, completedAt: new Date().toISOString(),
+        status, credits, latencyMs, error: error ?? null, result: result ?? null, upstreamUrl, coverage, exit, completedAt: new Date().toISOString(),
         ...(cachedFrom !== undefined ? { cacheHit: { from: cachedFrom } } : {}),
       });
       if (changed) {
@@ -186,7 +171,7 @@ function runJob({ jobs, scraper, logger, metrics, onFinal, rawPages, cache }: Pr
     const cached = await beforeFetch(cache, record.job, record.accountId);
     if (cached.hit) {
       const { hit } = cached;
-      const changed = await settle("completed", null, resultFromCache(hit, endpoint, params), hit.upstreamUrl ?? undefined, undefined, hit.jobId);
+      const changed = await settle({ status: "completed", result: resultFromCache(hit, endpoint, params), upstreamUrl: hit.upstreamUrl ?? undefined, cachedFrom: hit.jobId });
       log.info({ endpoint, from: hit.jobId, settled: changed }, "job answered from the cache");
       return;
     }
@@ -198,7 +183,7 @@ function runJob({ jobs, scraper, logger, metrics, onFinal, rawPages, cache }: Pr
       // Identical jobs waiting for this fetch are woken by the fill, while this one settles.
       const filling = cached.fill?.done(result, outcome.upstreamUrl).catch((err: Error) => log.warn({ err: err.message }, "result not cached"));
       if (outcome.exit?.fallback) metrics?.exitCountryFallbacks.inc({ pool: outcome.exit.pool, country: outcome.exit.country });
-      const changed = await settle("completed", null, result, outcome.upstreamUrl, outcome.coverage, undefined, outcome.exit);
+      const changed = await settle({ status: "completed", result, upstreamUrl: outcome.upstreamUrl, coverage: outcome.coverage, exit: outcome.exit });
       // The page is compressed and kept once the job is settled: the live answer never waits on it, nor
       // shares the CPU with it. A reader that comes at once waits the few ms left (apps/api/src/jobs/raw-page.ts).
       const keeping = outcome.page && rawPages?.enabled ? rawPages.keep(jobId, endpoint, outcome.page).catch((err: Error) => log.warn({ err: err.message }, "raw page not kept")) : undefined;
@@ -214,12 +199,12 @@ function runJob({ jobs, scraper, logger, metrics, onFinal, rawPages, cache }: Pr
           log.warn({ kind: err.kind, attemptsLeft, rungs: err.rungs }, "transient upstream fault; retrying later");
           throw new RetryLater(err.message);
         }
-        await settle("failed", err.message, null, undefined, err.coverage, undefined, err.exit);
+        await settle({ status: "failed", error: err.message, coverage: err.coverage, exit: err.exit });
         log.warn({ kind: err.kind, rungs: err.rungs }, "job failed");
         return;
       }
       log.error({ err }, "job failed unexpectedly");
-      await settle("failed", JOB_ERRORS.internal, null);
+      await settle({ status: "failed", error: JOB_ERRORS.internal });
     }
   };
 }

@@ -1,24 +1,70 @@
+import { createHash } from "node:crypto";
 import type { JobsOptions } from "bullmq";
 import { z } from "zod";
 import type { Redis } from "ioredis";
-import { QUEUES, jobIdSchema, type JobParams, type QueueName } from "@serp/shared";
+import { ENDPOINTS, QUEUES, jobIdSchema, type Endpoint, type Job, type JobParams, type QueueName } from "@serp/shared";
 import { defineQueue, type Producer, type ProducerHost, type QueueDefinition } from "./queues.js";
 
 /**
- * What a scrape queue carries: the job's id; the job record holds the rest. A live job carries its
- * params too, so the worker can start fetching while it marks the job started (one Redis round
- * trip less before the upstream is asked); the record stays the authority.
+ * The SHA-256 (hex) of a job's params written with their members in a fixed order: what a live
+ * job's queue entry and its record are compared by, whatever order either wrote them in.
  */
-export const scrapePayloadSchema = z.strictObject({
-  jobId: jobIdSchema,
-  // Written by the API from validated params, and compared with the record before it is used.
-  params: z.custom<JobParams>((v) => typeof v === "object" && v !== null && !Array.isArray(v)).optional(),
-  /** The job's owner, so a worker can hold each account to its fair share of slots before reading the record. */
-  accountId: z.string().min(1).max(64).optional(),
-  /** The job opted in to the result cache: the worker looks it up (and waits for an identical fetch) before fetching. */
-  useCache: z.literal(true).optional(),
-});
+export function paramsHashOf(params: JobParams): string {
+  const ordered = Object.fromEntries(Object.entries(params).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return createHash("sha256").update(JSON.stringify(ordered)).digest("hex");
+}
+
+/**
+ * What a scrape queue carries: the job's id; the job record holds the rest. A live job carries its
+ * endpoint and params too, so the worker can start fetching while it marks the job started (one
+ * Redis round trip less before the upstream is asked); the record stays the authority, and the
+ * params hash is what the worker compares with it. Entries queued by a version that wrote no
+ * endpoint or hash (their BullMQ name was the endpoint) still parse: they are fetched once the
+ * record is read.
+ */
+export const scrapePayloadSchema = z
+  .strictObject({
+    jobId: jobIdSchema,
+    endpoint: z.enum(ENDPOINTS).optional(),
+    // Written by the API from validated params.
+    params: z.custom<JobParams>((v) => typeof v === "object" && v !== null && !Array.isArray(v)).optional(),
+    paramsHash: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+    /** The job's owner, so a worker can hold each account to its fair share of slots before reading the record. */
+    accountId: z.string().min(1).max(64).optional(),
+    /** The job opted in to the result cache: the worker looks it up (and waits for an identical fetch) before fetching. */
+    useCache: z.literal(true).optional(),
+  })
+  .refine((p) => p.paramsHash === undefined || (p.params !== undefined && p.paramsHash === paramsHashOf(p.params)), {
+    path: ["paramsHash"],
+    message: "not the hash of params",
+  });
 export type ScrapePayload = z.infer<typeof scrapePayloadSchema>;
+
+/** The params a live job's entry carries, with its endpoint and their hash (the worker's early fetch). */
+export interface CarriedParams {
+  endpoint: Endpoint;
+  params: JobParams;
+  paramsHash: string;
+}
+
+/**
+ * A job's queue entry, built from the job alone (so a replay can enqueue a job whose first
+ * submission never did): its id and owner; on the live queue its endpoint, params and their hash
+ * too. `useCache`: the worker must ask the result cache before it fetches (no early fetch).
+ */
+export function scrapePayloadOf(job: Pick<Job, "id" | "endpoint" | "queue" | "params">, accountId: string, useCache = false): ScrapePayload {
+  const payload: ScrapePayload =
+    job.queue === "live"
+      ? { jobId: job.id, endpoint: job.endpoint, params: job.params, paramsHash: paramsHashOf(job.params), accountId }
+      : { jobId: job.id, accountId };
+  if (useCache) payload.useCache = true;
+  return payload;
+}
+
+/** The params an entry carries, when it carries all three (an entry an older version queued carries no endpoint or hash). */
+export function carriedParams({ endpoint, params, paramsHash }: ScrapePayload): CarriedParams | undefined {
+  return endpoint && params && paramsHash ? { endpoint, params, paramsHash } : undefined;
+}
 
 /** BullMQ's highest priority number; a lower number is taken first. */
 const MAX_PRIORITY = 2_097_152;

@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { z } from "zod";
 import { Closers, newJobId } from "@serp/shared";
-import { QUEUE_CATALOG, WEBHOOK_QUEUE, defineQueue, keySpace, openScrapeQueues, type QueueHost } from "../src/index.js";
+import { QUEUE_CATALOG, WEBHOOK_QUEUE, defineQueue, keySpace, openScrapeQueues, paramsHashOf, scrapePayloadOf, scrapePayloadSchema, type QueueHost } from "../src/index.js";
 import { script } from "../src/lua/script.js";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -62,6 +62,27 @@ describe("defineQueue", () => {
     while ((seen.length < 1 || failed.length < 1) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
     expect(seen).toEqual([{ n: 7 }]);
     expect(failed).toEqual(["bad"]);
+  });
+
+  test("a live job's entry carries its endpoint, params and their hash, whatever order the params were written in", () => {
+    const jobId = newJobId();
+    const params = { query: "coffee", country: "us", language: "en", page: 1, device: "desktop" } as const;
+    const payload = scrapePayloadOf({ id: jobId, endpoint: "web-search", queue: "live", params }, "acct_1");
+    expect(payload).toEqual({ jobId, endpoint: "web-search", params, paramsHash: expect.stringMatching(/^[0-9a-f]{64}$/), accountId: "acct_1" });
+    expect(paramsHashOf({ device: "desktop", page: 1, language: "en", country: "us", query: "coffee" })).toBe(payload.paramsHash);
+    expect(paramsHashOf({ ...params, query: "tea" })).not.toBe(payload.paramsHash);
+    expect(scrapePayloadSchema.parse(payload)).toEqual(payload);
+    expect(scrapePayloadOf({ id: jobId, endpoint: "web-search", queue: "fast", params }, "acct_1", true)).toEqual({ jobId, accountId: "acct_1", useCache: true });
+  });
+
+  test("entries an older version queued (no endpoint, no hash) still parse; a hash that is not its params' is refused", () => {
+    const jobId = newJobId();
+    const params = { query: "coffee", country: "us", language: "en" } as const;
+    expect(scrapePayloadSchema.parse({ jobId, params, accountId: "acct_1" })).toEqual({ jobId, params, accountId: "acct_1" });
+    expect(scrapePayloadSchema.parse({ jobId })).toEqual({ jobId });
+    expect(scrapePayloadSchema.safeParse({ jobId, endpoint: "web-search", params, paramsHash: paramsHashOf({ ...params, query: "tea" }) }).success).toBe(false);
+    expect(scrapePayloadSchema.safeParse({ jobId, endpoint: "web-search", paramsHash: paramsHashOf(params) }).success).toBe(false);
+    expect(scrapePayloadSchema.safeParse({ jobId, endpoint: "no-such-endpoint", params }).success).toBe(false);
   });
 
   test("the scrape queues keep their names and retry options", () => {

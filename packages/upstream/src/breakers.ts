@@ -25,12 +25,11 @@ import {
   type IBackoff,
   type IBackoffFactory,
 } from "cockatiel";
+import { breakerOutcomes, type Outcome } from "./failures.js";
 
-/** What one try came to, in the breakers' and the metrics' words. */
-export type Outcome = "results" | "no_results" | "blocked" | "wall" | "refused" | "timeout" | "error" | "unparseable" | "partial";
-
-const RECIPE_DEAD: ReadonlySet<Outcome> = new Set(["wall", "refused", "partial"]);
-const PATH_BAD: ReadonlySet<Outcome> = new Set(["blocked", "timeout", "error"]);
+/** What the profile's breaker counts, and what the profile-and-exit pair's counts (failures.ts `breaker`). */
+const RECIPE_DEAD = breakerOutcomes("recipe");
+const PATH_BAD = breakerOutcomes("path");
 
 export interface BreakerOptions {
   /** Failures in a row that open a breaker. Default 3. */

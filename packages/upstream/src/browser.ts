@@ -40,6 +40,7 @@ import { chromium, type Browser, type BrowserContext, type CDPSession, type Cook
 import { isJsWall, type UpstreamResponse } from "./classify.js";
 import { decode, startRequest, type FetchFailure, type FetchResult, type UpstreamTls } from "./fetch.js";
 import type { Proxy } from "./proxies.js";
+import type { Transport } from "./transports.js";
 
 export interface BrowserOptions {
   /** Local Chromium. Default /usr/bin/chromium. */
@@ -930,3 +931,12 @@ function treeKb(pid: number | undefined, kbOf: (pid: number) => number): number 
   }
   return kb;
 }
+
+/** The `browser` transport's entry in TRANSPORTS: the session's cookies are set on the page's context. */
+export const browserTransport: Transport = {
+  label: () => "browser",
+  send: ({ url, headers, jar, profile, params, proxy, signal }, { browsers, settings }) => {
+    const { device = "desktop", language, country } = params;
+    return browsers().fetch({ url, headers, userAgent: profile.userAgent, device, language, country, proxy, signal, ...(jar?.size ? { cookies: jar } : {}) }, settings);
+  },
+};

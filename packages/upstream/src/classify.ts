@@ -5,15 +5,9 @@
  * reading the captured block, consent and error pages.
  */
 import type { Endpoint } from "@serp/shared";
+import type { PageClass } from "./failures.js";
 import { kindOf } from "./kinds/index.js";
-
-/**
- * What an upstream answer is. Only `results` and `no_results` pages are parsed. `refused` is the
- * upstream turning away this kind of client, whatever its address: a 403 (its answer to a TLS
- * fingerprint it does not accept) or the "browser isn't supported anymore" page (old agents, since
- * 2025-09).
- */
-export type PageClass = "results" | "no_results" | "blocked" | "consent" | "js_wall" | "refused" | "upstream_error";
+import { ENGINE_ORIGIN } from "./hosts.js";
 
 export interface UpstreamResponse {
   statusCode: number;
@@ -91,7 +85,7 @@ function classifyRedirect(location: string | undefined): PageClass {
 
 function isSorryUrl(url: string): boolean {
   try {
-    const u = new URL(url, "https://www.google.com");
+    const u = new URL(url, ENGINE_ORIGIN);
     return u.hostname.startsWith("sorry.") || u.pathname.startsWith("/sorry");
   } catch {
     return false;
@@ -125,7 +119,7 @@ function header(res: UpstreamResponse, name: string): string | undefined {
 
 function hostOf(url: string): string {
   try {
-    return new URL(url, "https://www.google.com").hostname;
+    return new URL(url, ENGINE_ORIGIN).hostname;
   } catch {
     return "";
   }

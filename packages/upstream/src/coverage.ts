@@ -47,6 +47,7 @@ import {
 import { targetUrl, unwrapWayback } from "./values.js";
 import { kindOf, PARSERS } from "./kinds/index.js";
 import type { RegionLandmarks } from "./kinds/kind.js";
+import { engineHostPattern, engineHostname, engineUrl } from "./hosts.js";
 
 export type Coverage = ParseCoverage;
 
@@ -88,14 +89,14 @@ const NOT_RESULTS = {
 };
 
 const HEADING = new Set(["h1", "h2", "h3", "h4", "h5", "h6"]);
-const GOOGLE = /(?:^|\.)(?:google\.[a-z.]+|googleusercontent\.com|gstatic\.com|googleadservices\.com|doubleclick\.net)$/i;
+const GOOGLE = engineHostname(["usercontent", "gstatic", "adservices", "doubleclick"]);
 /** Links on the upstream's own host that may stand for a result: redirects, image results, product pages. */
 const GOOGLE_RESULT_PATH = /^\/(?:url|interstitial|aclk|imgres)\b|^\/shopping\/product\/\d/;
 /** An absolute link to the upstream's own pages that stands for no result, told without parsing it as a URL. */
-const GOOGLE_OWN = /^https?:\/\/(?:www\.)?google\.[a-z.]+\/(?!url\b|interstitial\b|aclk\b|imgres\b|shopping\/product\/)/i;
+const GOOGLE_OWN = engineUrl({ then: String.raw`\/(?!url\b|interstitial\b|aclk\b|imgres\b|shopping\/product\/)` });
 const PRODUCT = /\/shopping\/product\/(\d+)/;
 /** An absolute link whose host is not the upstream's (a Google host ends `google.<tld>` before the path). */
-const OTHER_SITE = /^https?:\/\/(?![^/?#]*google\.[a-z.]+(?:[:/?#]|$))/i;
+const OTHER_SITE = new RegExp(String.raw`^https?:\/\/(?![^/?#]*${engineHostPattern({ subdomains: "none" })}(?:[:/?#]|$))`, "i");
 /** `width=device-width`: only the mobile pages carry it (desktop pages, 2019–2026, do not). */
 const MOBILE_VIEWPORT = /<meta\b(?=[^>]*\bviewport\b)(?=[^>]*width=device-width)[^>]*>/i;
 

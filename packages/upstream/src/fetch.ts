@@ -10,6 +10,7 @@ import { Agent as HttpsAgent } from "node:https";
 import got, { type CancelableRequest, type Response } from "got";
 import type { UpstreamResponse } from "./classify.js";
 import type { Proxy } from "./proxies.js";
+import type { Transport } from "./transports.js";
 
 /** How upstream certificates are checked: a private CA (PEM) to trust, or none at all. */
 export interface UpstreamTls {
@@ -196,3 +197,16 @@ export async function postForm(
   }
   return { statusCode: res.statusCode, cookies };
 }
+
+/** The session's cookies joined to the request's own `cookie` header. */
+export function withJar(headers: Record<string, string>, jar: ReadonlyMap<string, string> | undefined): Record<string, string> {
+  if (!jar?.size) return headers;
+  const mine = [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
+  return { ...headers, cookie: headers.cookie ? `${headers.cookie}; ${mine}` : mine };
+}
+
+/** The `http` transport's entry in TRANSPORTS: the session's cookies go as a header. */
+export const httpTransport: Transport = {
+  label: () => "http",
+  send: ({ url, headers, jar, proxy, signal }, { direct, settings }) => fetchPage({ url, headers: withJar(headers, jar), proxy, direct, signal }, settings),
+};

@@ -9,9 +9,10 @@
  * impit cannot take a private CA: a private-CA upstream needs UPSTREAM_TLS_INSECURE=true.
  */
 import { Impit } from "impit";
-import { decode, headerBytes, requestBytes, startRequest, type FetchFailure, type FetchResult, type FetchSettings } from "./fetch.js";
+import { decode, headerBytes, requestBytes, startRequest, withJar, type FetchFailure, type FetchResult, type FetchSettings } from "./fetch.js";
 import type { Impersonated } from "./profiles.js";
 import type { Proxy } from "./proxies.js";
+import type { Transport } from "./transports.js";
 
 export interface ImpersonatedRequest {
   url: string;
@@ -105,3 +106,10 @@ function describe(error: unknown): { failure: FetchFailure; detail: string } {
   if (name === "ReadError" || name === "RemoteProtocolError") return { failure: "truncated", detail };
   return { failure: "network", detail };
 }
+
+/** The `impersonate` transport's entry in TRANSPORTS: the profile's browser, the session's cookies as a header. */
+export const impersonateTransport: Transport = {
+  label: (profile) => `impersonate ${profile.browser}`,
+  send: ({ url, headers, jar, profile, proxy, signal }, { impersonating, settings }) =>
+    impersonating.fetch({ url, headers: withJar(headers, jar), browser: profile.browser!, proxy, signal }, settings),
+};

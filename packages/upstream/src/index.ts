@@ -1,5 +1,5 @@
 /** Everything the upstream knows: URLs, profiles, fetching, block detection, locations, parsers. */
-export { classify, type PageClass, type UpstreamResponse } from "./classify.js";
+export { classify, type UpstreamResponse } from "./classify.js";
 export { COVERAGE_THRESHOLDS, coverage, parsePage, understood, type Coverage, type Parsed } from "./coverage.js";
 export { ConfigFileError, GEOTARGETS_FILE_MAX_BYTES, PROFILES_FILE_MAX_BYTES, readConfigFile, type ConfigFileRule } from "./config-file.js";
 export { resolveUpstreamOptions, UPSTREAM_DEFAULTS, type ResolvedUpstreamOptions, type UpstreamOptions } from "./config.js";
@@ -27,7 +27,8 @@ export {
   type UrlForm,
 } from "./profiles.js";
 export { profileSource, shippedProfilesFile, type ProfileSource, type UpstreamLog } from "./profile-source.js";
-export { BREAKER_DEFAULTS, type BreakerState, type BreakerStatus, type Outcome } from "./breakers.js";
+export { BREAKER_DEFAULTS, type BreakerState, type BreakerStatus } from "./breakers.js";
+export { FAILURES, outcomeOf, type FailureKind, type Outcome, type PageClass, type TryOutcome } from "./failures.js";
 export { CANARY_PARAMS, formatCanary, runCanary, type CanaryOptions, type CanaryReport, type CanaryRow } from "./canary.js";
 export { makeProxy, type Proxy, type ProxyFailure } from "./proxies.js";
 export { CAPTCHA_DEFAULTS, CaptchaError, CaptchaSolver, exemptionRequest, readSorryPage, type CaptchaSolverOptions, type SorryPage } from "./captcha.js";
@@ -40,16 +41,13 @@ export { ExitRouter, GATEWAY, isLease, type Lease, type RouterEvents, type Sessi
 export { exitsSource, type ExitsSource } from "./exits/source.js";
 export {
   createUpstream,
-  outcomeOf,
   type ExitPools,
   type ExitRecord,
   rungSummary,
   UpstreamFailure,
-  type FailureKind,
   type ParserTable,
   type ScrapeOutcome,
   type SkipRecord,
-  type TryOutcome,
   type TryRecord,
   type Upstream,
   type UpstreamDeps,

@@ -32,8 +32,9 @@ export const URL_FORMS = [
 ] as const;
 export type UrlForm = (typeof URL_FORMS)[number];
 
-export const TRANSPORTS = ["http", "impersonate", "browser"] as const;
-export type TransportName = (typeof TRANSPORTS)[number];
+/** The transports a profile may name; each one's sending is in transports.ts. */
+export const TRANSPORT_NAMES = ["http", "impersonate", "browser"] as const;
+export type TransportName = (typeof TRANSPORT_NAMES)[number];
 
 /** impit's browser profiles (its `Browser` type) that a profile may impersonate. */
 export const IMPERSONATED = [
@@ -73,7 +74,7 @@ const familyOf = (browser: Impersonated) => (browser.startsWith("firefox") ? "fi
 
 const profileSchema = z
   .object({
-    transport: z.enum(TRANSPORTS).meta({ description: "how the request goes out" }),
+    transport: z.enum(TRANSPORT_NAMES).meta({ description: "how the request goes out" }),
     /** With `impersonate`: whose TLS and HTTP/2 fingerprint, and (unless `userAgent` is set) headers. */
     browser: z.enum(IMPERSONATED).optional(),
     form: z.enum(URL_FORMS),

@@ -1,16 +1,17 @@
 /**
  * The pipeline a worker calls: for each try (the kind's profiles in order, each through the next
  * proxy in turn, each behind its circuit breakers) build the URL, fetch over the profile's
- * transport, classify, and parse only results pages. The first page that parses into something,
+ * transport (transports.ts), classify, and parse only results pages. The first page that parses into something,
  * and whose coverage figure (coverage.ts) clears its kind's threshold, wins: a results page
  * understood only in part is treated like a wall, and the next rung is asked. When every try fails, an UpstreamFailure says why in the customer's words (JOB_ERRORS),
  * whether trying the whole job later could help, and, for operators, how each rung ended.
  */
 import { JOB_ERRORS, type BlocksByEndpoint, type Endpoint, type JobParams, type ServedLayout } from "@serp/shared";
-import { Breakers, isSkip, type BreakerStatus, type Outcome, type Skip } from "./breakers.js";
-import { classify, type PageClass } from "./classify.js";
+import { Breakers, isSkip, type BreakerStatus, type Skip } from "./breakers.js";
+import { classify } from "./classify.js";
+import { FAILURES, TELLING, failureOfOutcome, outcomeOf, type FailureKind, type Outcome, type PageClass, type TryOutcome } from "./failures.js";
 import { resolveUpstreamOptions, type UpstreamOptions } from "./config.js";
-import { DirectAgents, fetchPage, postForm, type FetchResult, type FetchSettings } from "./fetch.js";
+import { DirectAgents, fetchPage, postForm, withJar, type FetchResult, type FetchSettings } from "./fetch.js";
 import { CaptchaError, exemptionRequest, readSorryPage, type CaptchaSolver } from "./captcha.js";
 import { BROWSER_DEFAULTS, BrowserPool, type BrowserPages } from "./browser.js";
 import { ImpersonatingClients } from "./impersonate.js";
@@ -23,13 +24,11 @@ import { acceptLanguage, layoutOf, profilesFor, rungsFor, type Profile, type Pro
 import type { ProxyFailure } from "./proxies.js";
 import { exitsSource } from "./exits/source.js";
 import { MemoryExitHealth, type ExitEvent, type ExitHealth, type ExitHealthOptions } from "./exits/health.js";
-import { ExitRouter, isLease, type Lease, type Proxy, type RouterEvents } from "./exits/router.js";
+import { ExitRouter, isLease, type Lease, type RouterEvents } from "./exits/router.js";
+import { TRANSPORTS, type TransportClients } from "./transports.js";
 import { buildUrl, type UrlContext } from "./urls.js";
 
 export type { UpstreamOptions } from "./config.js";
-
-export type FailureKind = "blocked" | "consent" | "js_wall" | "refused" | "upstream_error" | "network" | "timeout" | "unparseable" | "partial";
-export type TryOutcome = "results" | "no_results" | FailureKind;
 
 export interface TryRecord {
   url: string;
@@ -59,65 +58,6 @@ export interface SkipRecord extends Skip {
   profile: string;
 }
 
-const FAILURE_TEXT: Record<FailureKind, string> = {
-  blocked: JOB_ERRORS.blocked,
-  timeout: JOB_ERRORS.upstreamTimeout,
-  unparseable: JOB_ERRORS.unparseable,
-  partial: JOB_ERRORS.partial,
-  upstream_error: JOB_ERRORS.upstreamError,
-  network: JOB_ERRORS.network,
-  consent: JOB_ERRORS.consent,
-  js_wall: JOB_ERRORS.jsWall,
-  refused: JOB_ERRORS.refused,
-};
-
-/** Blocks, time-outs, network and upstream faults pass; a page we cannot read, or a wall or refusal we cannot pass, stays. */
-const RETRYABLE: Record<FailureKind, boolean> = {
-  blocked: true,
-  timeout: true,
-  upstream_error: true,
-  network: true,
-  unparseable: false,
-  partial: false,
-  consent: false,
-  js_wall: false,
-  refused: false,
-};
-
-/**
- * Which failure speaks for the job when every try failed: a block, time-out or network failure
- * first (the page was never seen and a later try may pass), then a results page we could not read, then the rest; a
- * refusal last, since a wall further up the ladder says more about what the kind needs.
- */
-const TELLING: readonly FailureKind[] = ["blocked", "timeout", "network", "partial", "unparseable", "upstream_error", "consent", "js_wall", "refused"];
-
-/** A try's outcome in the breakers' and the metrics' words. */
-export function outcomeOf(outcome: TryOutcome): Outcome {
-  switch (outcome) {
-    case "consent":
-    case "js_wall":
-      return "wall";
-    case "upstream_error":
-    case "network":
-      return "error";
-    default:
-      return outcome;
-  }
-}
-
-/** A resting breaker's last outcome, as the failure it stands for. */
-const SKIP_KIND: Record<Outcome, FailureKind> = {
-  wall: "js_wall",
-  refused: "refused",
-  blocked: "blocked",
-  timeout: "timeout",
-  error: "upstream_error",
-  unparseable: "unparseable",
-  partial: "partial",
-  results: "upstream_error",
-  no_results: "upstream_error",
-};
-
 /** Which exit served a search, for the job record (never credentials). */
 export interface ExitRecord {
   pool: string;
@@ -140,9 +80,9 @@ export class UpstreamFailure extends Error {
     /** A full-page job whose full rungs all failed while a light rung answered: `layout: "any"` would have had a result. */
     readonly lightAnswered = false,
   ) {
-    super(lightAnswered ? JOB_ERRORS.fullUnavailable(FAILURE_TEXT[kind]) : FAILURE_TEXT[kind]);
+    super(lightAnswered ? JOB_ERRORS.fullUnavailable(FAILURES[kind].text) : FAILURES[kind].text);
     this.name = "UpstreamFailure";
-    this.retryable = RETRYABLE[kind];
+    this.retryable = FAILURES[kind].retryable;
   }
 
   /** How each rung ended, in words an operator can act on (the customer sees only `message`). */
@@ -299,29 +239,19 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
   const urlContext: UrlContext = { baseUrl: config.baseUrl, uuleFor: (name) => locations.uuleFor(name) };
   const settings: FetchSettings = { timeoutMs: config.timeoutMs, maxBodyBytes: config.maxBodyBytes, tls };
 
-  /** The profile's transport: got over Node's TLS, impit with a browser's, or a real browser. */
-  const send = (profile: Profile, url: string, params: JobParams, proxy: Proxy | undefined, signal?: AbortSignal, jar?: ReadonlyMap<string, string>): Promise<FetchResult> => {
-    // The browser keeps the session's cookies in its context; the other transports send them as a header.
-    const headers = profile.transport === "browser" ? headersFor(profile, params) : withJar(headersFor(profile, params), jar);
-    if (profile.transport === "impersonate") return impersonating.fetch({ url, headers, browser: profile.browser!, proxy, signal }, settings);
-    if (profile.transport === "browser") {
-      browsers ??= new BrowserPool(config.browser, tls);
-      const { device = "desktop", language, country } = params;
-      return browsers.fetch({ url, headers, userAgent: profile.userAgent, device, language, country, proxy, signal, ...(jar?.size ? { cookies: jar } : {}) }, settings);
-    }
-    return fetchPage({ url, headers, proxy, direct, signal }, settings);
-  };
+  const clients: TransportClients = { settings, direct, impersonating, browsers: () => (browsers ??= new BrowserPool(config.browser, tls)) };
 
   /** One try: build, send, judge. */
   async function attempt<E extends Endpoint>(endpoint: E, params: JobParams, profile: Profile, lease: Lease | undefined, signal?: AbortSignal) {
     const url = buildUrl(endpoint, params, profile, urlContext);
     const proxy = lease?.session.proxy;
-    const fetched = await send(profile, url, params, proxy, signal, lease?.session.cookies);
+    const transport = TRANSPORTS[profile.transport];
+    const fetched = await transport.send({ url, profile, params, headers: headersFor(profile, params), proxy, signal, jar: lease?.session.cookies }, clients);
     const judged = await judge(endpoint, fetched, (body) => parse(endpoint, body), proxy !== undefined);
     const record: TryRecord = {
       url,
       profile: profile.name,
-      transport: profile.transport === "impersonate" ? `impersonate ${profile.browser}` : profile.transport,
+      transport: transport.label(profile),
       outcome: judged.outcome,
       ms: fetched.ms,
       ...(fetched.ok ? { status: fetched.response.statusCode } : {}),
@@ -440,8 +370,7 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
         if (ran.blocks) {
           // A light page a full-page job may not take: it only tells the customer that `layout: "any"` would have answered.
           if (!sells) {
-            const fromSkips = skipped.map((s) => (s.lastOutcome ? SKIP_KIND[s.lastOutcome] : undefined));
-            throw new UpstreamFailure(mostTelling(tries) ?? TELLING.find((k) => fromSkips.includes(k)) ?? "upstream_error", tries, skipped, withCaptcha(served), true);
+            throw new UpstreamFailure(tellingKind(tries, skipped), tries, skipped, withCaptcha(served), true);
           }
           const pageClass = ran.record.outcome as "results" | "no_results";
           return {
@@ -462,8 +391,7 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
     } finally {
       if (lease) router.release(lease);
     }
-    const fromSkips = skipped.map((s) => (s.lastOutcome ? SKIP_KIND[s.lastOutcome] : undefined)).filter((k) => k !== undefined);
-    throw new UpstreamFailure(mostTelling(tries) ?? TELLING.find((k) => fromSkips.includes(k)) ?? "upstream_error", tries, skipped, withCaptcha(served));
+    throw new UpstreamFailure(tellingKind(tries, skipped), tries, skipped, withCaptcha(served));
   }
 
   async function tryProfile(endpoint: Endpoint, params: JobParams, name: string, signal?: AbortSignal): Promise<TryRecord> {
@@ -570,13 +498,6 @@ function headersFor(profile: Profile, params: JobParams): Record<string, string>
 
 const headerText = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
 
-/** The session's cookies joined to the request's own `cookie` header. */
-function withJar(headers: Record<string, string>, jar: ReadonlyMap<string, string> | undefined): Record<string, string> {
-  if (!jar?.size) return headers;
-  const mine = [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
-  return { ...headers, cookie: headers.cookie ? `${headers.cookie}; ${mine}` : mine };
-}
-
 /** Exits a search may switch to after a block or a dead connection before it goes on down the ladder. */
 const MAX_EXIT_SWITCHES = 3;
 
@@ -599,6 +520,12 @@ function breakerKey(lease: Lease): string {
 function mostTelling(tries: TryRecord[]): FailureKind | undefined {
   const seen = new Set(tries.map((t) => t.outcome));
   return TELLING.find((k) => seen.has(k));
+}
+
+/** The failure that speaks for a job whose every rung failed: its tries' most telling, else its skips'. */
+function tellingKind(tries: TryRecord[], skipped: SkipRecord[]): FailureKind {
+  const fromSkips = new Set(skipped.map((s) => s.lastOutcome && failureOfOutcome(s.lastOutcome)));
+  return mostTelling(tries) ?? TELLING.find((k) => fromSkips.has(k)) ?? "upstream_error";
 }
 
 function restingKind(why: "blocked" | "proxy_error"): FailureKind {

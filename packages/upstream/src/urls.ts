@@ -9,8 +9,9 @@ import type { Endpoint, JobParams } from "@serp/shared";
 import { kindOf } from "./kinds/index.js";
 import type { Target } from "./kinds/url-forms.js";
 import type { Profile } from "./profiles.js";
+import { ENGINE_ORIGIN } from "./hosts.js";
 
-export const DEFAULT_BASE_URL = "https://www.google.com";
+export const DEFAULT_BASE_URL = ENGINE_ORIGIN;
 
 export interface UrlContext {
   /** Replaces scheme, host and port of every upstream URL (and prefixes its path, if it has one). */

@@ -6,15 +6,16 @@
 import type { AnyNode, Document, Element } from "domhandler";
 import { isText } from "domhandler";
 import { pageScripts, pageSource } from "./html/index.js";
+import { ENGINE_ORIGIN, engineHostPattern } from "./hosts.js";
 
-const GOOGLE_HOST = /^(?:https?:)?\/\/(?:www\.)?google\.[a-z.]+(?=\/)/i;
+const GOOGLE_HOST = new RegExp(String.raw`^(?:https?:)?\/\/${engineHostPattern()}(?=\/)`, "i");
 
 /**
  * The real target of a result link. Unwraps the upstream's redirectors (`/url?q=`, `/url?url=`,
  * `/aclk?…&adurl=`), makes relative links absolute on `base`, and leaves other http(s) links as they
  * are; anything else (`javascript:`, `data:`, any case or spacing) is no link.
  */
-export function targetUrl(href: string | undefined, base = "https://www.google.com"): string | undefined {
+export function targetUrl(href: string | undefined, base = ENGINE_ORIGIN): string | undefined {
   if (!href || href.startsWith("javascript:") || href === "#") return undefined;
   let url: URL;
   try {
@@ -297,16 +298,15 @@ export function isPlaceholderImage(src: string | undefined): boolean {
  * where the offer leads.
  */
 /** The engine's ad-click redirect: `google.<tld>/aclk?`, `googleadservices.com/pagead/aclk?`, or a relative `/aclk?`. */
-export const AD_CLICK = /^(?:https?:)?\/\/(?:www\.)?(?:google\.[a-z.]+|googleadservices\.com)\/(?:pagead\/)?aclk\?|^\/aclk\?/i;
+export const AD_CLICK = new RegExp(String.raw`^(?:https?:)?\/\/${engineHostPattern({ also: ["adservices"] })}\/(?:pagead\/)?aclk\?|^\/aclk\?`, "i");
 
-const ENGINE_BASE = "https://www.google.com";
 
 /** The destination a click redirect names in `adurl`, when it names one (and it is not another redirect). */
 export function adDestination(href: string | undefined): string | undefined {
   if (!href || !AD_CLICK.test(href)) return undefined;
   let inner: string | null;
   try {
-    inner = new URL(href, ENGINE_BASE).searchParams.get("adurl");
+    inner = new URL(href, ENGINE_ORIGIN).searchParams.get("adurl");
   } catch {
     return undefined;
   }
@@ -326,7 +326,7 @@ export function placementLinks(href: string | undefined): { link?: string; track
   }
   let tracking_link: string;
   try {
-    tracking_link = new URL(href, ENGINE_BASE).href;
+    tracking_link = new URL(href, ENGINE_ORIGIN).href;
   } catch {
     return {};
   }

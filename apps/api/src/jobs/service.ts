@@ -20,6 +20,7 @@ import {
 import {
   fairPriority,
   jobResponse,
+  scrapePayloadOf,
   type Created,
   type IdempotencyClaim,
   type IdempotencyKeys,
@@ -28,7 +29,6 @@ import {
   type NewJob,
   type ReplicaBarrier,
   type ResultCache,
-  type ScrapePayload,
   type ScrapeProducers,
 } from "@serp/store";
 import { fieldIssues, invalidRequest } from "../errors.js";
@@ -209,9 +209,8 @@ export class JobService {
    * alone, so a replay can enqueue a job whose first submission never did.
    */
   private async enqueue(job: Pick<Job, "id" | "endpoint" | "queue" | "params" | "cacheMaxAgeSeconds">, accountId: string, priority: number): Promise<void> {
-    const payload: ScrapePayload = job.queue === "live" ? { jobId: job.id, params: job.params, accountId } : { jobId: job.id, accountId };
     // The worker must look the cache up before it fetches (no early fetch of the params carried).
-    if (job.cacheMaxAgeSeconds && this.deps.cache?.store.enabled) payload.useCache = true;
+    const payload = scrapePayloadOf(job, accountId, Boolean(job.cacheMaxAgeSeconds && this.deps.cache?.store.enabled));
     // Fair order: an account's n-th job in flight waits behind every account's earlier ones.
     await this.deps.queues[job.queue].enqueue(payload, { name: job.endpoint, priority });
     // Off the sweeper's list; not waited for: when it is lost, the sweeper finds the job queued and drops it itself.

@@ -5,7 +5,7 @@
  * generic code (URLs, profiles, classification, parsing and coverage, the scrape loop) reads the list.
  */
 import type { BlocksByEndpoint, Endpoint, JobParams } from "@serp/shared";
-import type { PageClass } from "../classify.js";
+import type { PageClass } from "../failures.js";
 import type { Document, Element, LandmarkIndex, LandmarkSpec } from "../html/index.js";
 import type { UrlForm } from "../profiles.js";
 import type { UrlContext } from "../urls.js";

@@ -15,7 +15,7 @@
  */
 import type { AutocompleteBlocks, Suggestion } from "@serp/shared";
 import { all, attr, first, parseHtml, text, textOf } from "../html/index.js";
-import type { PageClass } from "../classify.js";
+import type { PageClass } from "../failures.js";
 import { filled, type UpstreamKind } from "./kind.js";
 import type { Query } from "./url-forms.js";
 

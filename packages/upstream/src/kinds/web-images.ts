@@ -13,6 +13,7 @@ import { cardsAround, pieces, resultCards } from "../html/cards.js";
 import { targetUrl, unwrapWayback } from "../values.js";
 import { filled, type UpstreamKind } from "./kind.js";
 import { searchTarget } from "./url-forms.js";
+import { ENGINE_ORIGIN, engineUrl } from "../hosts.js";
 
 /** Images: the image grid of the results search. */
 export const webImages = {
@@ -226,7 +227,7 @@ function readLayouts(doc: Document, entries: ScriptEntries): Fields[] {
 
 /** The image grid by its landmarks (ids and roles, which redesigns keep): the 2021 grid's `#islrg`/`#is-results`, else the results region. */
 const REGION = ["#islrg", "#is-results", "#rso", "#search", '[role="main"]', "#main", "body"] as const;
-const GOOGLE_PAGE = /^https?:\/\/(?:[a-z0-9-]+\.)*(?:google\.[a-z.]+|googleusercontent\.com|gstatic\.com|archive\.org)(?:[/?#:]|$)/i;
+const GOOGLE_PAGE = engineUrl({ subdomains: "any", also: ["usercontent", "gstatic", { pattern: String.raw`archive\.org` }] });
 const imageTarget = (href: string) => {
   const page = pageLink(href);
   return page && !GOOGLE_PAGE.test(page) ? page : undefined;
@@ -291,7 +292,7 @@ export function parseImgres(href: string | undefined): Fields | undefined {
   if (!raw?.includes("/imgres?")) return undefined;
   let q: URLSearchParams;
   try {
-    q = new URL(raw, "https://www.google.com").searchParams;
+    q = new URL(raw, ENGINE_ORIGIN).searchParams;
   } catch {
     return undefined;
   }

@@ -47,6 +47,7 @@ import {
 import { isPlaceholderImage, parseCount, parseRating, scriptedImageSources, targetUrl } from "../values.js";
 import { filled, type UpstreamKind } from "./kind.js";
 import { searchTarget } from "./url-forms.js";
+import { engineHostname } from "../hosts.js";
 
 /** Local results: the places list of the results search, paged by 20. */
 export const webLocal = {
@@ -165,7 +166,7 @@ const SERVICE_OPTIONS: readonly (readonly [string, RegExp])[] = [
 ];
 /** `No delivery`, `Sem entrega`, `Pas de livraison`: an option the card says is not offered. */
 const NOT_OFFERED = /^(?:no|sem|sin|pas de|kein(?:e)?|niente|nessun[ao]?)\s+/i;
-const GOOGLE_HOST = /(?:^|\.)(?:google\.[a-z.]+|googleusercontent\.com|gstatic\.com)$/i;
+const GOOGLE_HOST = engineHostname(["usercontent", "gstatic"]);
 
 /** The local pack of a web results page: its places and the link to the full local results. */
 export function extractLocalPack(doc: Document): { places: LocalPackPlace[]; more_locations_link?: string } | undefined {

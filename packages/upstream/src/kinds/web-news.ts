@@ -31,6 +31,7 @@ import { isDateText, pictures, pieces, resultCards, type Card, type Piece } from
 import { isPlaceholderImage, scriptedImageSources, targetUrl } from "../values.js";
 import { filled, type UpstreamKind } from "./kind.js";
 import { searchTarget } from "./url-forms.js";
+import { ENGINE_ORIGIN, engineUrl } from "../hosts.js";
 
 /** News: the news tab of the results search. */
 export const webNews = {
@@ -97,8 +98,7 @@ const LIGHT_PARTS = [
   LIGHT.thumbnail,
 ];
 
-const BASE = "https://www.google.com";
-const GOOGLE_SEARCH = /^https?:\/\/(?:www\.)?google\.[a-z.]+\/search\b/i;
+const GOOGLE_SEARCH = engineUrl({ then: String.raw`\/search\b` });
 
 type Article = Omit<NewsItem, "position">;
 
@@ -143,7 +143,7 @@ function readShapes(doc: Document): Article[] {
   return [];
 }
 
-const GOOGLE_PAGE = /^https?:\/\/(?:[a-z0-9-]+\.)*(?:google\.[a-z.]+|googleusercontent\.com|gstatic\.com|youtube\.com\/results)(?:[/?#]|$)/i;
+const GOOGLE_PAGE = engineUrl({ subdomains: "any", also: ["usercontent", "gstatic", { pattern: String.raw`youtube\.com\/results` }], then: String.raw`(?:[/?#]|$)` });
 
 function shapedArticle(card: Card, images: () => Map<string, string>): Article | undefined {
   const all = pieces(card.root).flatMap(splitLeadingDate);
@@ -298,7 +298,7 @@ function imageOf(img: Element | null, scripted: () => Map<string, string>): stri
 
 function absolute(src: string): string | undefined {
   try {
-    return new URL(src, BASE).href;
+    return new URL(src, ENGINE_ORIGIN).href;
   } catch {
     return undefined;
   }

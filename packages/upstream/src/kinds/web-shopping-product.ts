@@ -12,6 +12,7 @@ import { parseCount, parsePrice } from "../values.js";
 import { placementLinks } from "../values.js";
 import { filled, type UpstreamKind } from "./kind.js";
 import { productTarget } from "./url-forms.js";
+import { engineUrl } from "../hosts.js";
 
 /** A product's sellers: its product page's online offers. */
 export const webShoppingProduct = {
@@ -81,7 +82,7 @@ const ROW_PARTS = new Map(
 /** Breakdown labels that name a shipping charge, in the interface languages the service asks for. */
 const SHIPPING_LABEL = /frete|envio|entrega|shipping|delivery|versand|livraison|env[ií]o|spedizione|verzending|доставка/i;
 const PERCENT = /(\d{1,3})\s*%/;
-const ENGINE_PAGE = /^https?:\/\/(?:www\.)?google\.[a-z.]+\//i;
+const ENGINE_PAGE = engineUrl({ then: "/" });
 
 export function parseSellers(html: string): SellersBlocks {
   const doc = parseHtml(html);

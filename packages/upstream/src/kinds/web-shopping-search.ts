@@ -11,6 +11,7 @@ import { isPlaceholderImage, parsePrice, parseCount, parseRating, scriptedImageS
 import { placementLinks } from "../values.js";
 import { filled, type UpstreamKind } from "./kind.js";
 import { searchTarget } from "./url-forms.js";
+import { engineUrl } from "../hosts.js";
 
 /** Shopping search: the shopping tab of the results search. */
 export const webShoppingSearch = {
@@ -125,9 +126,11 @@ function readShapes(doc: Document, images: Images): Fields[] {
   return cards.map((card) => shapedProduct(card, images)).filter((f): f is Fields => f !== undefined);
 }
 
+const ENGINE_PAGE = engineUrl({ subdomains: "any", then: "/" });
+
 function externalTarget(href: string): string | undefined {
   const url = targetUrl(href);
-  return url && /^https?:/i.test(url) && !/^https?:\/\/(?:[a-z0-9-]+\.)*google\.[a-z.]+\//i.test(url) ? url : undefined;
+  return url && /^https?:/i.test(url) && !ENGINE_PAGE.test(url) ? url : undefined;
 }
 
 function shapedProduct(card: Element, images: Images): Fields | undefined {

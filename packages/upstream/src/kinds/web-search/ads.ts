@@ -16,6 +16,7 @@ import { targetUrl } from "../../values.js";
 import { AD_CLICK, adDestination } from "../../values.js";
 import { compareDocumentPosition } from "domutils";
 import { isTag } from "domhandler";
+import { ENGINE_ORIGIN, engineUrl } from "../../hosts.js";
 
 /** One ad: `.uEierd` 2020+ (all layouts), `li.ads-ad` desktop 2019, `li.ads-fr` mobile 2018. */
 const AD_UNIT = ".uEierd, li.ads-ad, li.ads-fr";
@@ -128,7 +129,7 @@ function readAd(unit: Element, block_position: AdResult["block_position"], posit
   const displayedLinks = found.all(AD.displayedLink);
   const displayed = text(displayedLinks.find((el) => isInside(el, anchor)) ?? displayedLinks[0]);
   if (displayed) ad.displayed_link = displayed;
-  if (tracking) ad.tracking_link = new URL(tracking, "https://www.google.com").href;
+  if (tracking) ad.tracking_link = new URL(tracking, ENGINE_ORIGIN).href;
   const description = found
     .all(AD.description)
     .filter((el) => !isInside(el, anchor) && !isHeading(el))
@@ -181,7 +182,7 @@ function isHeading(el: Element): boolean {
 }
 
 /** Links of the search engine's own that are not the ad's (seller ratings, "why this ad"). */
-const ENGINE_PAGE = /^https?:\/\/(?:www\.)?google\.[a-z.]+\/(?!aclk)/i;
+const ENGINE_PAGE = engineUrl({ then: String.raw`\/(?!aclk)` });
 
 function adSitelinks(unit: Scan, titleAnchor: Element): Link[] {
   const out: Link[] = [];

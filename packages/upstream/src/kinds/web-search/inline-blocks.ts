@@ -23,6 +23,7 @@ import { closest, first, hiddenByMarkup, landmarkIndex, text, textLines, type Do
 import { isTag, isText } from "domhandler";
 import { isPlaceholderImage, scriptedImageSources, targetUrl } from "../../values.js";
 import { LANDMARKS as AI_OVERVIEW } from "./ai-overview.js";
+import { engineUrl } from "../../hosts.js";
 
 /** The results column's parts that hold sections (the main results and the "more results" below them). */
 const REGION_IDS = ["rso", "botstuff"] as const;
@@ -111,10 +112,12 @@ export function extractInlineBlocks(doc: Document, taken: ReadonlySet<string>): 
   return out;
 }
 
+const ENGINE_OWN = engineUrl({ subdomains: ["[^/]+"], also: ["gstatic"] });
+
 /** A link to another site (the upstream's redirect unwrapped); the upstream's own pages are not cards. */
 function outbound(href: string): string | undefined {
   const target = targetUrl(href);
-  return target && !/^https?:\/\/(?:[^/]+\.)?(?:google\.[a-z.]+|gstatic\.com)(?:[:/?#]|$)/i.test(target) ? target : undefined;
+  return target && !ENGINE_OWN.test(target) ? target : undefined;
 }
 
 /** The nearest level-2 heading above a card, within the region. */

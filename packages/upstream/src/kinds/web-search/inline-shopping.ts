@@ -17,6 +17,7 @@ import type { InlineShoppingResult } from "@serp/shared";
 import { cardsAround, pictures, pieces } from "../../html/cards.js";
 import { attr, closest, first, landmarkIndex, text, type Document, type Element } from "../../html/index.js";
 import { adDestination, isPlaceholderImage, parseCount, parsePrice, parseRating, scriptedImageSources, targetUrl } from "../../values.js";
+import { engineUrl } from "../../hosts.js";
 
 const OFFER = {
   id: "data-offer-id",
@@ -98,11 +99,14 @@ function readTile(tile: Element, offerLinks: Element[], images: () => Map<string
   return item;
 }
 
+/** The engine's pages and its ad clicks: not a merchant's. */
+const ENGINE_OR_ADS = engineUrl({ subdomains: ["[^/]+"], also: ["adservices"] });
+
 /** The merchant's page: a link of the tile to another site, else the destination the ad redirect names. */
 function destination(links: Element[]): string | undefined {
   for (const a of links) {
     const target = targetUrl(attr(a, "href"));
-    if (target && !/^https?:\/\/(?:[^/]+\.)?(?:google\.[a-z.]+|googleadservices\.com)(?:[:/?#]|$)/i.test(target)) return target;
+    if (target && !ENGINE_OR_ADS.test(target)) return target;
   }
   for (const a of links) {
     const target = adDestination(attr(a, "href"));

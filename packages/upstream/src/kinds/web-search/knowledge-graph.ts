@@ -44,6 +44,7 @@ import {
   textLines,
 } from "../../html/index.js";
 import { isPlaceholderImage, scriptedImageSources, targetUrl } from "../../values.js";
+import { engineUrl } from "../../hosts.js";
 
 const PANEL = {
   /** The panel title: `[data-attrid="title"]` (2020–2026), `.kno-ecr-pt` (2019). */
@@ -250,7 +251,9 @@ function headerImages(
 }
 
 /** The upstream's own hosts (search pages, image servers): never a picture's source page. */
-const GOOGLE_OWN = /^https?:\/\/(?:[^/]+\.)?(?:google\.[a-z.]+|gstatic\.com|googleusercontent\.com)(?:[:/?#]|$)/i;
+const GOOGLE_OWN = engineUrl({ subdomains: ["[^/]+"], also: ["gstatic", "usercontent"] });
+/** A page of the engine's search host. */
+const ENGINE_PAGE = engineUrl({ then: "/" });
 
 /** The entity cards under the panel's "People also search for" heading (or in its 2019 block). */
 function alsoSearched(
@@ -589,7 +592,7 @@ function titledAsPanel(titleEl: Element): boolean {
   if (!heading) return false;
   if (heading.name === "h3") return true;
   const target = targetUrl(attr(heading, "href"));
-  return !!target && !/^https?:\/\/(?:www\.)?google\.[a-z.]+\//i.test(target);
+  return !!target && !ENGINE_PAGE.test(target);
 }
 
 function isInside(el: Element, ancestor: Element): boolean {

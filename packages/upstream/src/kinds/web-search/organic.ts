@@ -27,6 +27,7 @@ import {
 import { isDateText, pieces } from "../../html/cards.js";
 import { isPlaceholderImage, parseCount, parsePrice, parseRating, scriptedImageSources, targetUrl } from "../../values.js";
 import { isTag } from "domhandler";
+import { ENGINE_ORIGIN, engineHostPattern, engineUrl } from "../../hosts.js";
 
 /** `full`: the JavaScript page served to browsers (desktop and mobile). `basic`: the no-JS / Lynx / WML page. */
 export type Layout = "full" | "basic";
@@ -125,8 +126,8 @@ const NOT_ORGANIC = {
 };
 
 /** Targets on the search engine itself (local pack entries, "more results", maps). */
-const SEARCH_ENGINE_LINK = /^https?:\/\/(?:www\.|maps\.)?google\.[a-z.]+\//i;
-const SEARCH_ENGINE_REDIRECT = /^https?:\/\/(?:www\.)?google\.[a-z.]+\/url\?/i;
+const SEARCH_ENGINE_LINK = engineUrl({ subdomains: ["www", "maps"], then: "/" });
+const SEARCH_ENGINE_REDIRECT = engineUrl({ then: String.raw`\/url\?` });
 /** How far above its heading a result's link may sit (mobile pages nest the heading 3–4 levels deep). */
 const MAX_LINK_DEPTH = 6;
 
@@ -274,7 +275,7 @@ interface BlockContext {
 }
 
 /** The engine's click redirect a result's link goes through: `/url?q=<target>&…`. */
-const RESULT_REDIRECT = /^(?:https?:\/\/(?:www\.)?google\.[a-z.]+)?\/url\?/i;
+const RESULT_REDIRECT = new RegExp(String.raw`^(?:https?:\/\/${engineHostPattern()})?\/url\?`, "i");
 
 /**
  * `redirect_link`: the redirect the title link goes through (absolute): its href when it is one (the
@@ -285,7 +286,7 @@ function redirectOf(anchor: Element): { redirect_link?: string } {
   const href = [attr(anchor, "href"), attr(anchor, "ping")].find((h) => h && RESULT_REDIRECT.test(h));
   if (!href) return {};
   try {
-    return { redirect_link: new URL(href, "https://www.google.com").href };
+    return { redirect_link: new URL(href, ENGINE_ORIGIN).href };
   } catch {
     return {};
   }
@@ -417,12 +418,15 @@ function resultImages(ctx: BlockContext): { favicon?: string; thumbnail?: string
   return out;
 }
 
+/** The engine's own logo, which some layouts put in a result's picture slot. */
+const ENGINE_LOGO = engineUrl({ then: String.raw`\/(?:images\/|logos\/)?(?:branding|nav_logo)` });
+
 function imageSource(img: Element, scripted: () => Map<string, string>): string | undefined {
   const src = attr(img, "src") ?? attr(img, "data-src");
   if (src && !isPlaceholderImage(src)) {
     if (src.startsWith("data:image/")) return src;
     const url = targetUrl(src);
-    return url && !/^https?:\/\/(?:www\.)?google\.[a-z.]+\/(?:images\/|logos\/)?(?:branding|nav_logo)/i.test(url) ? url : undefined;
+    return url && !ENGINE_LOGO.test(url) ? url : undefined;
   }
   const id = attr(img, "id");
   return id ? scripted().get(id) : undefined;
@@ -463,7 +467,7 @@ function readSitelinks(rows: readonly Element[], anchor: Element, sel: ResultSel
 }
 
 /** Links the engine adds to a result: translation, cache, "more results from", the about panel. */
-const ENGINE_LINK = /^https?:\/\/(?:[a-z]+\.)?(?:google\.[a-z.]+|googleusercontent\.com)\/|^https?:\/\/[^/]+\.translate\.goog\//i;
+const ENGINE_LINK = engineUrl({ subdomains: ["[a-z]+"], also: ["usercontent", { pattern: String.raw`[^/]+\.translate\.goog` }], then: "/" });
 
 /**
  * Inline sitelinks found by their shape, where no row the selectors name holds any: every other link

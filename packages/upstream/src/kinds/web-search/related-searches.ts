@@ -10,6 +10,7 @@
 import type { RelatedSearch } from "@serp/shared";
 import { isTag } from "domhandler";
 import { type Element, attr, text } from "../../html/index.js";
+import { ENGINE_ORIGIN, engineHostPattern } from "../../hosts.js";
 
 /** One selector per era and layout; none of these classes marks anything else on a results page. */
 export const RELATED_LINK = [
@@ -23,10 +24,8 @@ export const RELATED_LINK = [
   "table.HExoMb a.ZWRArf", // WML 2026
 ].join(", ");
 
-const BASE = "https://www.google.com";
-
 /** A link to the search engine's results page for a query: `/search?…q=…` (relative or absolute). */
-const QUERY_LINK = /^(?:(?:https?:)?\/\/(?:www\.)?google\.[a-z.]+)?\/search\?(?:[^#]*&)?q=/i;
+const QUERY_LINK = new RegExp(String.raw`^(?:(?:https?:)?\/\/${engineHostPattern()})?\/search\?(?:[^#]*&)?q=`, "i");
 
 /** Whether a link asks the search engine for a query (a candidate found in the web page's sweep). */
 export function isQueryLink(a: Element): boolean {
@@ -54,7 +53,7 @@ export function relatedByShape(links: readonly Element[], excluded: (a: Element)
   const shaped = links.filter((a) => {
     let url: URL;
     try {
-      url = new URL(attr(a, "href") ?? "", BASE);
+      url = new URL(attr(a, "href") ?? "", ENGINE_ORIGIN);
     } catch {
       return false;
     }
@@ -98,7 +97,7 @@ export function readRelatedLinks(links: Element[]): RelatedSearch[] {
     const href = attr(a, "href");
     let url: URL;
     try {
-      url = new URL(href ?? "", BASE);
+      url = new URL(href ?? "", ENGINE_ORIGIN);
     } catch {
       continue;
     }
