@@ -69,6 +69,22 @@ export interface JobServiceDeps {
   replicas?: Pick<ReplicaBarrier, "reached" | "replicas" | "timeoutMs">;
 }
 
+/** A submission's Idempotency-Key, and the body as sent, which its claim fingerprints. */
+export interface Idempotency {
+  key: string;
+  body: unknown;
+}
+
+/**
+ * A job request built by the app (the compatibility search, an MCP tool call), parsed as POST
+ * /v1/jobs parses its body (routes/jobs.ts declares it), refused alike.
+ */
+export function jobRequestOf(body: unknown): JobRequestInput {
+  const parsed = jobRequestSchema.safeParse(body);
+  if (!parsed.success) throw invalidRequest(fieldIssues(parsed.error));
+  return parsed.data;
+}
+
 /** A live job answers 200 with its final record (kept whole for callers that show more of it); the rest 202. */
 export type SubmitOutcome = (
   | { status: 200; body: JobResponse; record: JobRecord }
@@ -90,8 +106,8 @@ export class JobService {
    * REDIS_WAIT_REPLICAS, answered once the job is on that many replicas, so a failover keeps it:
    * when Redis fails meanwhile, the answer is a 503 (a keyed retry finds the job, or makes it again).
    */
-  async submit(submitter: Submitter, body: unknown, idempotencyKey?: string): Promise<SubmitOutcome> {
-    const outcome = await this.submitted(submitter, body, idempotencyKey);
+  async submit(submitter: Submitter, req: JobRequestInput, idempotency?: Idempotency): Promise<SubmitOutcome> {
+    const outcome = await this.submitted(submitter, req, idempotency);
     const barrier = this.deps.replicas;
     if (barrier && !(await barrier.reached()) && Date.now() - this.warnedUnreplicatedAt > 10_000) {
       this.warnedUnreplicatedAt = Date.now();
@@ -103,11 +119,8 @@ export class JobService {
     return outcome;
   }
 
-  private async submitted(submitter: Submitter, body: unknown, idempotencyKey?: string): Promise<SubmitOutcome> {
+  private async submitted(submitter: Submitter, req: JobRequestInput, idempotency?: Idempotency): Promise<SubmitOutcome> {
     const startedMs = performance.now();
-    const parsed = jobRequestSchema.safeParse(body);
-    if (!parsed.success) throw invalidRequest(fieldIssues(parsed.error));
-    const req = parsed.data;
     if (req.postbackUrl) {
       const problem = postbackUrlProblem(req.postbackUrl, { allowPrivateTargets: this.deps.allowPrivateWebhookTargets });
       if (problem) throw invalidRequest([{ field: "postbackUrl", message: problem }]);
@@ -118,7 +131,7 @@ export class JobService {
     }
     const params = withDefaults(req, (name) => this.deps.locations.countryOf(name));
     // A retried submission (same key, same body) is answered with its first job: no second job, no second charge.
-    let claim = idempotencyKey && this.deps.idempotency ? this.deps.idempotency.claim(submitter.accountId, idempotencyKey, body) : undefined;
+    let claim = idempotency && this.deps.idempotency ? this.deps.idempotency.claim(submitter.accountId, idempotency.key, idempotency.body) : undefined;
     for (let takenOver = false; ; takenOver = true) {
       const made = await this.create(submitter, req, params, startedMs, claim);
       if (!("claimHeld" in made)) return made;

@@ -5,7 +5,7 @@
  * accepting the key as `api_key` too, and answers errors as `{"error": "..."}` (its own error
  * middleware, compat/errors.ts).
  */
-import { Router, type RequestHandler } from "express";
+import { Router, type Request, type RequestHandler } from "express";
 import { z } from "zod";
 import { ApiError, isJobId } from "@serp/shared";
 import type { JobRecord } from "@serp/store";
@@ -14,11 +14,12 @@ import { cacheOption } from "../compat/cache.js";
 import { compatErrorSurface } from "../compat/errors.js";
 import { answer, checkFormat, formatOf } from "../compat/formats.js";
 import { publicBaseUrl } from "../compat/links.js";
-import { compatSearchQuery, jobRequest, parseSearch, searchOfJob, type CompatSearch } from "../compat/params.js";
+import { compatSearchQuery, jobRequest, parseSearch, refusedSearch, searchOfQuery, searchOfJob, type CompatSearch } from "../compat/params.js";
 import { SearchQueries, keptQuery } from "../compat/queries.js";
 import { envelope } from "../compat/response.js";
 import type { AppContext } from "../context.js";
 import { errorMiddleware } from "../errors.js";
+import { jobRequestOf } from "../jobs/service.js";
 import { submitter } from "../limits/index.js";
 import { compatErrors, compatSecurity as security, json, rateHeaders } from "../openapi/responses.js";
 import * as s from "../openapi/schemas.js";
@@ -29,13 +30,13 @@ const LOCATIONS_MAX_LIMIT = 100;
 
 export const compatRouteTable = new RouteTable();
 
-/**
- * The compatibility routes validate in their handlers, with the reference API's wording. The
- * searches parse their query with the very schema they declare (`parseSearch`, compat/params.ts),
- * whose location look-up needs the app's location list; the other routes' schemas document what
- * their handlers accept.
+/*
+ * The compatibility routes refuse in the reference API's wording. The searches' query is parsed by
+ * their declaration (compatSearchQuery), refused as compat/params.ts ranks the rules (with the
+ * location look-up, which needs the app's location list: given to `handle`). The other routes'
+ * handlers read their few parameters themselves, each refusal worded as the reference's; their
+ * declared schemas document what those handlers accept.
  */
-const validate = false;
 
 const searchDescription =
   "Runs one live job (1 credit; failed searches are free) and answers in the reference search-results API's shape; " +
@@ -62,7 +63,6 @@ const searchJson = ["/search.json", "/search"].map((path) =>
       },
       ...compatErrors(400, 401, 402, 429, 502),
     },
-    validate,
   }),
 );
 
@@ -102,10 +102,11 @@ const searchForms = (["html", "md"] as const).map((form) => {
       },
       ...compatErrors(400, 401, 402, 429, 502),
     },
-    validate,
   });
   return { search, head: headRefused(path, form === "html" ? "compatSearchHtmlHead" : "compatSearchMarkdownHead") };
 });
+
+const searchRoutes = [...searchJson, ...searchForms.map((f) => f.search)];
 
 const archivedSearch = compatRouteTable.define({
   method: "get",
@@ -131,7 +132,6 @@ const archivedSearch = compatRouteTable.define({
     },
     ...compatErrors(401, 404),
   },
-  validate,
 });
 
 const account = (["/account", "/account.json"] as const).map((path) =>
@@ -145,7 +145,6 @@ const account = (["/account", "/account.json"] as const).map((path) =>
     security,
     request: { query: z.object({ api_key: z.string().optional() }) },
     responses: { 200: json(s.compatAccount, "The account"), ...compatErrors(401) },
-    validate,
   }),
 );
 
@@ -163,7 +162,6 @@ const locations = compatRouteTable.define({
     }),
   },
   responses: { 200: json(z.array(s.compatLocation), "Matching locations"), ...compatErrors(400) },
-  validate,
 });
 
 export function compatRoutes(ctx: AppContext): Router {
@@ -201,19 +199,20 @@ export function compatRoutes(ctx: AppContext): Router {
   };
   for (const head of [...searchJsonHead, ...searchForms.map((f) => f.head)]) head.mount(router, refuseHead);
 
-  const runSearch: RequestHandler = async (req, res) => {
+  const refuseSearch = { query: (error: z.ZodError, req: Request) => refusedSearch(error, req.query, ctx.locations) };
+  const runSearch = (route: (typeof searchRoutes)[number]) => route.handle(async ({ query }, _reply, req, res) => {
     const accountId = req.accountId!;
-    const search = parseSearch(req.query, ctx.locations);
+    const search = searchOfQuery(query, req.query, ctx.locations);
     const format = formatOf(req);
     checkFormat(format, ctx.rawPages);
-    const outcome = await ctx.jobService.submit(submitter(req, res), { ...jobRequest(search), ...cacheOption(search, ctx.env.CACHE_TTL_SECONDS) });
+    const outcome = await ctx.jobService.submit(submitter(req, res), jobRequestOf({ ...jobRequest(search), ...cacheOption(search, ctx.env.CACHE_TTL_SECONDS) }));
     // A live search's outcome holds the final record, the upstream URL included; an async one's the queued job.
     const record: JobRecord = outcome.status === 200 ? outcome.record : { job: outcome.body.job, accountId, result: null, upstreamUrl: null };
     await queries.save(record.job.id, keptQuery(req.query)).catch((err: unknown) => req.log?.warn({ err }, "compat query not kept"));
     if (record.job.status === "failed") throw new ApiError("upstream_error", record.job.error ?? "The search failed upstream.");
     await answer(req, res, { format, body: envelope(search, record, base), record, pages: ctx.rawPages, base });
-  };
-  for (const route of [...searchJson, ...searchForms.map((f) => f.search)]) route.mount(router, ...authenticated, ctx.rateLimit, runSearch);
+  }, refuseSearch);
+  for (const route of searchRoutes) route.mount(router, ...authenticated, ctx.rateLimit, runSearch(route));
 
   // The archive: GET /searches/<id>.json (or without .json; .html the page, .md markdown), for the caller's own searches only.
   archivedSearch.mount(router, ...authenticated, async (req, res) => {
