@@ -8,6 +8,7 @@ import {
   isJobId,
   jobRequestSchema,
   newJobId,
+  pendingJob,
   withDefaults,
   type Country,
   type Job,
@@ -185,13 +186,10 @@ export class JobService {
 
   /** Enqueues a job just stored; answers 202 at once, or for a live job once it is final. */
   private async run(newJob: NewJob, priority: number, keyed: boolean): Promise<SubmitOutcome> {
-    const { id, accountId, queue, createdAt, cacheMaxAgeSeconds } = newJob;
+    const { id, accountId, queue } = newJob;
     const wait = queue === "live" ? this.deps.waiter.wait(id, this.deps.liveDeadlineMs, async () => isFinal(await this.deps.jobs.status(id))) : undefined;
-    const job: Job = {
-      id, endpoint: newJob.endpoint, queue, status: "pending", params: newJob.params, credits: 0, latencyMs: null, error: null,
-      attempts: 0, createdAt, completedAt: null, ...(newJob.postbackUrl ? { postbackUrl: newJob.postbackUrl } : {}),
-      ...(cacheMaxAgeSeconds !== undefined ? { cacheMaxAgeSeconds, cacheHit: false } : {}),
-    };
+    // As the store wrote it (JobStore.create): no need to read it back.
+    const job = pendingJob(newJob);
     try {
       await this.enqueue(job, accountId, priority);
     } catch (err) {
@@ -206,7 +204,6 @@ export class JobService {
       }
       throw err;
     }
-    // The record was just written as exactly this: no need to read it back.
     if (!wait) return { status: 202, body: { job, message: `Job queued on ${queue}; poll GET /v1/jobs/${id} for its result` } };
     const final = await wait.done;
     if (final === false) await this.expireLive(id, accountId, job);
