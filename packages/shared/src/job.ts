@@ -31,10 +31,15 @@ function jobParamsShape(): Record<string, z.ZodType> {
   return Object.fromEntries(
     names.map((name) => {
       const schemas = [...new Set(kinds.filter((shape) => name in shape).map((shape) => unwrap(shape[name]!)))];
-      const field = name === "country" ? storedCountry : schemas.length === 1 ? schemas[0]! : z.union(schemas);
+      const field = name === "country" ? storedCountry : schemas.length === 1 ? schemas[0]! : anyOf(schemas);
       return [name, kinds.every((shape) => name in shape) ? field : field.optional()];
     }),
   );
+}
+/** A field the kinds bound apart (page): any of their schemas, described by endpoint. */
+function anyOf(schemas: z.ZodType[]): z.ZodType {
+  const descriptions = schemas.map((schema) => z.globalRegistry.get(schema)?.description).filter(Boolean);
+  return z.union(schemas).meta({ description: `By endpoint: ${descriptions.join(" / ")}` });
 }
 const storedCountry = storedCountrySchema.meta({ description: "The country used (uk shown as gb; the location's when none was given)" });
 const unwrap = (schema: z.ZodType): z.ZodType => (schema instanceof z.ZodOptional ? (schema.unwrap() as z.ZodType) : schema);
