@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import type { LocationRow } from "@serp/upstream";
 import type { Metrics } from "@serp/metrics";
 import {
   ApiError,
@@ -44,7 +45,7 @@ export interface LocationCheck {
   /** undefined when no location list is configured: any well-formed name is accepted. */
   isKnown(name: string): boolean | undefined;
   /** Look-up by name prefix (empty without a location list). */
-  search?(prefix: string, limit: number): unknown[];
+  search?(prefix: string, limit: number): LocationRow[];
   /** The list's own spelling of a name (commas tidied when the list does not hold it). */
   canonical?(name: string): string;
 }

@@ -33,9 +33,9 @@ export const compatRouteTable = new RouteTable();
 /*
  * The compatibility routes refuse in the reference API's wording. The searches' query is parsed by
  * their declaration (compatSearchQuery), refused as compat/params.ts ranks the rules (with the
- * location look-up, which needs the app's location list: given to `handle`). The other routes'
- * handlers read their few parameters themselves, each refusal worded as the reference's; their
- * declared schemas document what those handlers accept.
+ * location look-up, which needs the app's location list: given to `handle`); so is the location
+ * look-up's. The archive and the account take only the key and `output`, which the authentication
+ * and compat/formats.ts read for every route of this surface: their schemas document those.
  */
 
 const searchDescription =
@@ -157,11 +157,16 @@ const locations = compatRouteTable.define({
   description: "Locations whose name starts with q (empty unless a location list is configured).",
   request: {
     query: z.object({
-      q: z.string().optional().meta({ example: "Austin" }),
-      limit: z.int().min(1).max(100).default(10).meta({ description: "Most locations to return" }),
+      // Anything but one string (absent, repeated) looks nothing up.
+      q: z.preprocess((v) => (typeof v === "string" ? v : undefined), z.string().optional()).meta({ type: "string", example: "Austin" }),
+      // A query string's text: an empty one is the default.
+      limit: z
+        .preprocess((v) => (v === "" ? undefined : v), z.coerce.number().int().min(1).max(LOCATIONS_MAX_LIMIT).default(LOCATIONS_DEFAULT_LIMIT))
+        .meta({ description: "Most locations to return" }),
     }),
   },
   responses: { 200: json(z.array(s.compatLocation), "Matching locations"), ...compatErrors(400) },
+  invalid: { query: () => new ApiError("invalid_request", `\`limit\` parameter must be an integer from 1 to ${LOCATIONS_MAX_LIMIT}.`) },
 });
 
 export function compatRoutes(ctx: AppContext): Router {
@@ -226,15 +231,14 @@ export function compatRoutes(ctx: AppContext): Router {
   });
 
   // Location look-up (reference §11.1): no key needed, a bare array, empty without a location list.
-  locations.mount(router, (req, res) => {
-    const q = typeof req.query.q === "string" ? req.query.q.trim() : "";
-    const rawLimit = req.query.limit;
-    const limit = rawLimit === undefined || rawLimit === "" ? LOCATIONS_DEFAULT_LIMIT : Number(rawLimit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > LOCATIONS_MAX_LIMIT) {
-      throw new ApiError("invalid_request", `\`limit\` parameter must be an integer from 1 to ${LOCATIONS_MAX_LIMIT}.`);
-    }
-    res.json(q ? (ctx.locations.search?.(q, limit) ?? []) : []);
-  });
+  locations.mount(
+    router,
+    locations.handle(({ query }, reply) => {
+      const q = query.q?.trim();
+      const rows = q ? (ctx.locations.search?.(q, query.limit) ?? []) : [];
+      reply(200, rows.map((row) => ({ ...row })));
+    }),
+  );
 
   // The caller's account: searches left is the credits available now (a search costs 1).
   for (const route of account) {
