@@ -33,10 +33,16 @@ export const compatRouteTable = new RouteTable();
 /*
  * The compatibility routes refuse in the reference API's wording. The searches' query is parsed by
  * their declaration (compatSearchQuery), refused as compat/params.ts ranks the rules (with the
- * location look-up, which needs the app's location list: given to `handle`); so is the location
- * look-up's. The archive and the account take only the key and `output`, which the authentication
- * and compat/formats.ts read for every route of this surface: their schemas document those.
+ * location look-up, which needs the app's location list: given to `handle`); so are the location
+ * look-up's and the account's. The archive is mounted as it is: its `output` is read by
+ * compat/formats.ts, in the wording every route of this surface shares, and its key by the
+ * authentication, so its schemas document them.
  */
+
+/** The key as a query parameter: read (and refused) by the authentication, so never refused here. */
+const keyParameter = z
+  .preprocess((v) => (typeof v === "string" ? v : undefined), z.string().optional())
+  .meta({ type: "string", description: "The API key, when not sent as a Bearer token" });
 
 const searchDescription =
   "Runs one live job (1 credit; failed searches are free) and answers in the reference search-results API's shape; " +
@@ -121,7 +127,7 @@ const archivedSearch = compatRouteTable.define({
   request: {
     params: z.object({ id: z.string().meta({ description: "search_metadata.id, optionally followed by .json, .html or .md", example: "job_01JZ8K3Q4V7X9YB2C5D6E7F8G9.json" }) }),
     query: z.object({
-      api_key: z.string().optional().meta({ description: "The API key, when not sent as a Bearer token" }),
+      api_key: keyParameter,
       output: z.enum(["json", "html", "md"]).optional().meta({ description: "The form of the answer when the id has no extension. Default json" }),
     }),
   },
@@ -143,7 +149,7 @@ const account = (["/account", "/account.json"] as const).map((path) =>
     summary: "Account information in the reference API's style",
     description: "Searches left is the credits available now (a search costs 1).",
     security,
-    request: { query: z.object({ api_key: z.string().optional() }) },
+    request: { query: z.object({ api_key: keyParameter }) },
     responses: { 200: json(s.compatAccount, "The account"), ...compatErrors(401) },
   }),
 );
@@ -242,21 +248,25 @@ export function compatRoutes(ctx: AppContext): Router {
 
   // The caller's account: searches left is the credits available now (a search costs 1).
   for (const route of account) {
-    route.mount(router, ...authenticated, async (req, res) => {
-      const account = await ctx.accounts.get(req.accountId!);
-      if (!account) throw new ApiError("unauthorized", "The account of this key no longer exists.");
-      const left = Math.max(account.balance - account.reserved, 0);
-      res.json({
-        account_id: account.id,
-        account_name: account.name,
-        plan_name: "Credits",
-        total_searches_left: left,
-        plan_searches_left: left,
-        extra_credits: 0,
-        credits_balance: account.balance,
-        credits_reserved: account.reserved,
-      });
-    });
+    route.mount(
+      router,
+      ...authenticated,
+      route.handle(async (_input, reply, req) => {
+        const account = await ctx.accounts.get(req.accountId!);
+        if (!account) throw new ApiError("unauthorized", "The account of this key no longer exists.");
+        const left = Math.max(account.balance - account.reserved, 0);
+        reply(200, {
+          account_id: account.id,
+          account_name: account.name,
+          plan_name: "Credits",
+          total_searches_left: left,
+          plan_searches_left: left,
+          extra_credits: 0,
+          credits_balance: account.balance,
+          credits_reserved: account.reserved,
+        });
+      }),
+    );
   }
 
   // Keep last: it covers the paths of every route registered above.
