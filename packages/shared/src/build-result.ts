@@ -1,7 +1,7 @@
 import { engineOf, type Endpoint } from "./endpoints.js";
 import { KINDS } from "./kinds/index.js";
 import type { ServedLayout } from "./fields.js";
-import type { JobParams } from "./params.js";
+import type { JobParams } from "./job.js";
 import type { BlocksByEndpoint, JobResult, SearchParameters } from "./results.js";
 import { safeResult } from "./safe-text.js";
 

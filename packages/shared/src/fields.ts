@@ -4,7 +4,7 @@
  * of each field, kept in `toolDescriptions` so that neither document takes the other's text.
  */
 import { z } from "zod";
-import { COUNTRY_CODES, normalizeCountry } from "./countries.js";
+import { COUNTRY_CODES, normalizeCountry, type Country } from "./countries.js";
 
 /** An error message that says "is required" when the field is missing, else `text`. */
 export function msg(text: string) {
@@ -36,9 +36,14 @@ export const querySchema = z
   .meta({ description: "The search text (for web-autocomplete, the text typed so far): 1 to 500 characters, trimmed.", example: "coffee" })
   .register(toolDescriptions, { description: "Search text, 1 to 500 characters." });
 
+/** A country as a job stores and shows it: `uk` is `gb`. */
+export const storedCountrySchema = z.enum(COUNTRY_CODES.filter((c): c is Country => c !== "uk") as [Country, ...Country[]]);
+
+/** Piped into the stored form, so the field also describes its output (the job's params, the MCP tools' output schema). */
 export const countrySchema = z
   .enum(COUNTRY_CODES, { error: msg(`must be one of: ${COUNTRY_CODES.join(", ")}`) })
   .transform(normalizeCountry)
+  .pipe(storedCountrySchema)
   .meta({ description: "Two-letter country code the results are for (uk and gb are the same). Default us, or the country of location when it is given.", example: "us" })
   .register(toolDescriptions, {
     description: "Two-letter country code of the results (uk equals gb). Default us, or the country of location when it is given.",
@@ -47,7 +52,7 @@ export const countrySchema = z
 export const languageSchema = z
   .string({ error: msg("must be a string") })
   .regex(/^[A-Za-z]{2}$/, { error: msg("must be two ASCII letters") })
-  .transform((v) => v.toLowerCase())
+  .toLowerCase()
   .meta({ description: "Two-letter language code of the results page. Default en.", example: "en" })
   .register(toolDescriptions, { description: "Two-letter language code. Default en." });
 
@@ -108,7 +113,13 @@ export const productIdSchema = z
 /** Pages of the endpoints the spec gives no bound: the upstream serves no more than 100. */
 export const UNBOUNDED_PAGE_MAX = 100;
 
+/** One schema per bound, so the kinds that page alike share it (the job's params list each bound once). */
+const pageSchemas = new Map<number, ReturnType<typeof newPageSchema>>();
 export function pageSchema(max: number) {
+  return pageSchemas.get(max) ?? pageSchemas.set(max, newPageSchema(max)).get(max)!;
+}
+
+function newPageSchema(max: number) {
   return z
     .int({ error: msg("must be an integer") })
     .min(1, { error: msg("must be at least 1") })

@@ -1,21 +1,7 @@
 import { countryOfLocationName, type Country } from "./countries.js";
-import type { PageLayout } from "./fields.js";
+import type { JobParams } from "./job.js";
 import { KINDS } from "./kinds/index.js";
 import type { JobRequestInput } from "./schemas.js";
-
-/** A job's params with every default filled (SPEC §2.2): what the worker uses and the job shows. */
-export interface JobParams {
-  query?: string;
-  product_id?: string;
-  country: Country;
-  language: string;
-  page?: number;
-  device?: "desktop" | "mobile";
-  location?: string;
-  uule?: string;
-  /** Which results page may answer (web search, news, images; default full). */
-  layout?: PageLayout;
-}
 
 /**
  * Fills the defaults: country and language, then the kind's own (page, device: see ./kinds).

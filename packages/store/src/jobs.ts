@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import type { Endpoint, Job, JobParams, JobResponse, JobResult, JobStatus, ParseCoverage, QueueName } from "@serp/shared";
+import { pendingJob, type Endpoint, type Job, type JobParams, type JobResponse, type JobResult, type JobSubmission, type JobStatus, type ParseCoverage, type QueueName } from "@serp/shared";
 import type { IdempotencyClaim } from "./idempotency.js";
 import type { KeySpace } from "./keys.js";
 import { CREATE_CACHED, FINALIZE, REQUEUE, START, SUBMIT } from "./lua/jobs.js";
@@ -35,22 +35,15 @@ export function jobResponse(record: JobRecord): JobResponse {
   return { job: record.job, result: record.job.status === "completed" ? record.result : null };
 }
 
-export interface NewJob {
-  id: string;
+/** A job to store: what its submission decided (its cache opt-in tells the worker to look the search up, and fill the cache), and whose it is. */
+export type NewJob = JobSubmission & {
   accountId: string;
-  endpoint: Endpoint;
-  queue: QueueName;
-  params: JobParams;
-  postbackUrl?: string;
-  createdAt: string;
   /**
    * A channel on which the settled record is published whole, for the one API process that waits
    * for this job (live jobs), so it answers without reading the record back.
    */
   replyTo?: string;
-  /** The job's cache opt-in (POST /v1/jobs `cacheMaxAgeSeconds`): the worker looks the search up, and fills the cache. */
-  cacheMaxAgeSeconds?: number;
-}
+};
 
 export interface Final {
   status: Extract<JobStatus, "completed" | "failed">;
@@ -96,13 +89,9 @@ export class JobStore {
    * submission is through (counting this job when created).
    */
   async create(job: NewJob, reserve: number, maxInFlight = 0, claim?: IdempotencyClaim): Promise<Created & { inFlight: number }> {
-    const fields = [
-      "id", job.id, "accountId", job.accountId, "endpoint", job.endpoint, "queue", job.queue,
-      "params", JSON.stringify(job.params), "createdAt", job.createdAt,
-    ];
-    if (job.postbackUrl) fields.push("postbackUrl", job.postbackUrl);
+    // The very job the submission answers with (202), read back by fromHash.
+    const fields = [...jobFields(pendingJob(job)), "accountId", job.accountId];
     if (job.replyTo) fields.push("replyTo", job.replyTo);
-    if (job.cacheMaxAgeSeconds !== undefined) fields.push("cacheMaxAge", String(job.cacheMaxAgeSeconds));
     const [code, inFlight, replayOf] = await SUBMIT.run<[number, number, string?]>(
       this.redis,
       {
@@ -227,6 +216,15 @@ export function recordFromFields(flat: readonly string[]): JobRecord {
   const h: Record<string, string> = {};
   for (let i = 0; i + 1 < flat.length; i += 2) h[flat[i]!] = flat[i + 1]!;
   return fromHash(h);
+}
+
+/** The job's own hash fields: the names its hash gives them, without the empty ones (fromHash reads them back). */
+function jobFields(job: Job): string[] {
+  return Object.entries(job).flatMap(([name, value]) => {
+    if (value === null || value === undefined || value === false) return [];
+    const field = name === "cacheMaxAgeSeconds" ? "cacheMaxAge" : name;
+    return [field, value === true ? "1" : typeof value === "object" ? JSON.stringify(value) : String(value)];
+  });
 }
 
 /** A record from its Redis hash, as HGETALL returns it (the archive reads records this way too). */

@@ -314,19 +314,26 @@ function firstIssue(error: z.ZodError): z.core.$ZodIssue {
 
 // ---- Query → search ----------------------------------------------------------------------------
 
+/** A query → its search, or the refusal (what the search routes do, their query parsed by the route's declaration). */
 export function parseSearch(query: Query, locations: LocationCheck): CompatSearch {
   const parsed = compatSearchQuery.safeParse(query);
-  if (parsed.success) return searchOf(parsed.data, query, locations);
-  const issue = firstIssue(parsed.error);
+  if (!parsed.success) throw refusedSearch(parsed.error, query, locations);
+  return searchOfQuery(parsed.data, query, locations);
+}
+
+/** The refusal of a query `compatSearchQuery` failed: the first rule it breaks, the location's look-up ranked among them. */
+export function refusedSearch(error: z.ZodError, query: Query, locations: LocationCheck): ApiError {
+  const issue = firstIssue(error);
   if (rank(issue) > LOCATION_RANK) {
     // Every rule up to `location` held: its look-up, checked before the rules after it, may refuse first.
     const upToLocation = compatSearchQuery.safeParse({ ...query, start: undefined, async: undefined, no_cache: undefined });
     if (upToLocation.success) located(upToLocation.data, locations);
   }
-  throw bad(issue.message);
+  return bad(issue.message);
 }
 
-function searchOf(v: CompatQuery, query: Query, locations: LocationCheck): CompatSearch {
+/** The search a query `compatSearchQuery` parsed stands for (`query`, as sent, for what the schema does not keep). */
+export function searchOfQuery(v: CompatQuery, query: Query, locations: LocationCheck): CompatSearch {
   const search = isProductEngine(v.engine) ? productSearch(v, query) : engineSearch(v, locations);
   if (on(v.async)) search.async = true;
   if (on(v.no_cache)) search.noCache = true;

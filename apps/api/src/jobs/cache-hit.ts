@@ -4,7 +4,7 @@
  * price and written to the ledger as a cache hit, so the answer comes in milliseconds. Jobs on the
  * other queues are looked up by the worker that takes them (their postbacks go out from there).
  */
-import { ApiError } from "@serp/shared";
+import { ApiError, pendingJob } from "@serp/shared";
 import { cacheKeyOf, resultFromCache, type Created, type IdempotencyClaim, type JobRecord, type JobStore, type NewJob, type ResultCache } from "@serp/store";
 
 export interface CacheHitDeps {
@@ -41,10 +41,7 @@ export async function answerFromCache(
   if (outcome === "insufficient_credits") throw new ApiError("insufficient_credits", `Not enough credits: a cached result costs ${deps.hitCredits} available credit`);
   if (outcome === "no_account") throw new ApiError("unauthorized", "The account of this key no longer exists");
   const record: JobRecord = {
-    job: {
-      id: job.id, endpoint: job.endpoint, queue: job.queue, status: "completed", params: job.params, credits: deps.hitCredits, latencyMs,
-      error: null, attempts: 0, createdAt: job.createdAt, completedAt, cacheMaxAgeSeconds: maxAge, cacheHit: true,
-    },
+    job: { ...pendingJob(job), status: "completed", credits: deps.hitCredits, latencyMs, completedAt, cacheMaxAgeSeconds: maxAge, cacheHit: true },
     accountId: job.accountId,
     result,
     upstreamUrl: entry.upstreamUrl,

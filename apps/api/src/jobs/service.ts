@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import type { LocationRow } from "@serp/upstream";
 import type { Metrics } from "@serp/metrics";
 import {
   ApiError,
@@ -8,6 +9,7 @@ import {
   isJobId,
   jobRequestSchema,
   newJobId,
+  pendingJob,
   withDefaults,
   type Country,
   type Job,
@@ -43,7 +45,7 @@ export interface LocationCheck {
   /** undefined when no location list is configured: any well-formed name is accepted. */
   isKnown(name: string): boolean | undefined;
   /** Look-up by name prefix (empty without a location list). */
-  search?(prefix: string, limit: number): unknown[];
+  search?(prefix: string, limit: number): LocationRow[];
   /** The list's own spelling of a name (commas tidied when the list does not hold it). */
   canonical?(name: string): string;
 }
@@ -69,6 +71,22 @@ export interface JobServiceDeps {
   replicas?: Pick<ReplicaBarrier, "reached" | "replicas" | "timeoutMs">;
 }
 
+/** A submission's Idempotency-Key, and the body as sent, which its claim fingerprints. */
+export interface Idempotency {
+  key: string;
+  body: unknown;
+}
+
+/**
+ * A job request built by the app (the compatibility search, an MCP tool call), parsed as POST
+ * /v1/jobs parses its body (routes/jobs.ts declares it), refused alike.
+ */
+export function jobRequestOf(body: unknown): JobRequestInput {
+  const parsed = jobRequestSchema.safeParse(body);
+  if (!parsed.success) throw invalidRequest(fieldIssues(parsed.error));
+  return parsed.data;
+}
+
 /** A live job answers 200 with its final record (kept whole for callers that show more of it); the rest 202. */
 export type SubmitOutcome = (
   | { status: 200; body: JobResponse; record: JobRecord }
@@ -90,8 +108,8 @@ export class JobService {
    * REDIS_WAIT_REPLICAS, answered once the job is on that many replicas, so a failover keeps it:
    * when Redis fails meanwhile, the answer is a 503 (a keyed retry finds the job, or makes it again).
    */
-  async submit(submitter: Submitter, body: unknown, idempotencyKey?: string): Promise<SubmitOutcome> {
-    const outcome = await this.submitted(submitter, body, idempotencyKey);
+  async submit(submitter: Submitter, req: JobRequestInput, idempotency?: Idempotency): Promise<SubmitOutcome> {
+    const outcome = await this.submitted(submitter, req, idempotency);
     const barrier = this.deps.replicas;
     if (barrier && !(await barrier.reached()) && Date.now() - this.warnedUnreplicatedAt > 10_000) {
       this.warnedUnreplicatedAt = Date.now();
@@ -103,11 +121,8 @@ export class JobService {
     return outcome;
   }
 
-  private async submitted(submitter: Submitter, body: unknown, idempotencyKey?: string): Promise<SubmitOutcome> {
+  private async submitted(submitter: Submitter, req: JobRequestInput, idempotency?: Idempotency): Promise<SubmitOutcome> {
     const startedMs = performance.now();
-    const parsed = jobRequestSchema.safeParse(body);
-    if (!parsed.success) throw invalidRequest(fieldIssues(parsed.error));
-    const req = parsed.data;
     if (req.postbackUrl) {
       const problem = postbackUrlProblem(req.postbackUrl, { allowPrivateTargets: this.deps.allowPrivateWebhookTargets });
       if (problem) throw invalidRequest([{ field: "postbackUrl", message: problem }]);
@@ -118,7 +133,7 @@ export class JobService {
     }
     const params = withDefaults(req, (name) => this.deps.locations.countryOf(name));
     // A retried submission (same key, same body) is answered with its first job: no second job, no second charge.
-    let claim = idempotencyKey && this.deps.idempotency ? this.deps.idempotency.claim(submitter.accountId, idempotencyKey, body) : undefined;
+    let claim = idempotency && this.deps.idempotency ? this.deps.idempotency.claim(submitter.accountId, idempotency.key, idempotency.body) : undefined;
     for (let takenOver = false; ; takenOver = true) {
       const made = await this.create(submitter, req, params, startedMs, claim);
       if (!("claimHeld" in made)) return made;
@@ -172,13 +187,10 @@ export class JobService {
 
   /** Enqueues a job just stored; answers 202 at once, or for a live job once it is final. */
   private async run(newJob: NewJob, priority: number, keyed: boolean): Promise<SubmitOutcome> {
-    const { id, accountId, queue, createdAt, cacheMaxAgeSeconds } = newJob;
+    const { id, accountId, queue } = newJob;
     const wait = queue === "live" ? this.deps.waiter.wait(id, this.deps.liveDeadlineMs, async () => isFinal(await this.deps.jobs.status(id))) : undefined;
-    const job: Job = {
-      id, endpoint: newJob.endpoint, queue, status: "pending", params: newJob.params, credits: 0, latencyMs: null, error: null,
-      attempts: 0, createdAt, completedAt: null, ...(newJob.postbackUrl ? { postbackUrl: newJob.postbackUrl } : {}),
-      ...(cacheMaxAgeSeconds !== undefined ? { cacheMaxAgeSeconds, cacheHit: false } : {}),
-    };
+    // As the store wrote it (JobStore.create): no need to read it back.
+    const job = pendingJob(newJob);
     try {
       await this.enqueue(job, accountId, priority);
     } catch (err) {
@@ -193,7 +205,6 @@ export class JobService {
       }
       throw err;
     }
-    // The record was just written as exactly this: no need to read it back.
     if (!wait) return { status: 202, body: { job, message: `Job queued on ${queue}; poll GET /v1/jobs/${id} for its result` } };
     const final = await wait.done;
     if (final === false) await this.expireLive(id, accountId, job);

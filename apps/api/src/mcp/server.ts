@@ -9,6 +9,7 @@ import { ApiError, ENDPOINTS, safeText, type Endpoint, type JobResponse } from "
 import type { AppContext } from "../context.js";
 import { isStorageDown } from "../errors.js";
 import type { Submitter } from "../submitter.js";
+import { jobRequestOf } from "../jobs/service.js";
 import { jobMarkdown } from "../compat/markdown.js";
 import {
   GET_JOB_DESCRIPTION,
@@ -78,7 +79,7 @@ async function runJob(ctx: AppContext, by: Submitter, endpoint: Endpoint, args: 
   const { queue = "live", ...params } = args;
   let body: JobResponse;
   try {
-    const outcome = await ctx.jobService.submit(by, { endpoint, params, queue });
+    const outcome = await ctx.jobService.submit(by, jobRequestOf({ endpoint, params, queue }));
     // A queued job (fast, regular) comes back pending, without its result yet.
     body = outcome.status === 200 ? outcome.body : { job: outcome.body.job, result: null };
   } catch (err) {

@@ -3,7 +3,7 @@
  * `get_job`. Inputs are the endpoint's params schema from @serp/shared; outputs are the job response.
  */
 import { z } from "zod";
-import { ENDPOINTS, JOB_STATUSES, KINDS, PARAMS_SCHEMAS, QUEUES, engineOf, toolDescriptions, type Endpoint } from "@serp/shared";
+import { ENDPOINTS, KINDS, PARAMS_SCHEMAS, QUEUES, engineOf, jobSchema, toolDescriptions, type Endpoint } from "@serp/shared";
 
 export const GET_JOB_TOOL = "get_job";
 
@@ -65,23 +65,7 @@ export const getJobInputSchema = z.strictObject({
   jobId: z.string().min(1).max(100).describe("The job id, job_ followed by 26 characters, as returned in job.id."),
 });
 
-const jobSchema = z
-  .looseObject({
-    id: z.string(),
-    endpoint: z.enum(ENDPOINTS),
-    queue: z.enum(QUEUES),
-    status: z.enum(JOB_STATUSES),
-    params: z.record(z.string(), z.unknown()),
-    credits: z.number().int().min(0).describe("Credits charged; 0 when failed or not final yet."),
-    latencyMs: z.number().nullable(),
-    error: z.string().nullable().describe("Why the job failed, else null."),
-    attempts: z.number().int().min(0),
-    createdAt: z.string(),
-    completedAt: z.string().nullable(),
-  })
-  .describe("The job.");
-
-/** structuredContent of every tool: the same object GET /v1/jobs/{jobId} returns. */
+/** structuredContent of every tool: the same object GET /v1/jobs/{jobId} returns (the job as @serp/shared declares it). */
 export const jobResponseSchema = z.object({
   job: jobSchema,
   result: z

@@ -14,7 +14,8 @@ export const bearer: Security = [{ bearerAuth: [] }];
 /** The compatibility endpoints take the key as `api_key` too. */
 export const compatSecurity: Security = [{ apiKeyQuery: [] }, { bearerAuth: [] }];
 
-export const json = (schema: z.ZodType, description: string, headers?: ResponseConfig["headers"]): ResponseConfig => ({
+/** A JSON response; it keeps its schema's type, which types the route's reply (routes/define.ts). */
+export const json = <T extends z.ZodType>(schema: T, description: string, headers?: ResponseConfig["headers"]) => ({
   description,
   ...(headers ? { headers } : {}),
   content: { "application/json": { schema } },

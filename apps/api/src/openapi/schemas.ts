@@ -1,11 +1,11 @@
 /**
- * Zod schemas of what the API answers, for the OpenAPI document (requests come from
- * packages/shared as they are; results are in ./results.ts). The TypeScript shapes the code uses
- * (Job) stay the source; the assertion at the end fails the build when a schema drifts from them.
+ * Zod schemas of what the API answers, for the OpenAPI document and the routes' typed replies
+ * (requests, the job and its params come from packages/shared as they are; results are in
+ * ./results.ts).
  */
 import { z } from "zod";
-import { COUNTRY_CODES, ENDPOINTS, ERROR_STATUS, JOB_STATUSES, PARAMS_SCHEMAS, QUEUES, jobRequestSchema, servedLayoutSchema, type Country, type Job } from "@serp/shared";
-import { assert, named, pascal, type Same } from "./named.js";
+import { ENDPOINTS, ERROR_STATUS, PARAMS_SCHEMAS, isoDateSchema, jobParamsSchema, jobRequestSchema, jobSchema, servedLayoutSchema } from "@serp/shared";
+import { named, pascal } from "./named.js";
 import { deliveriesResponse, deliveryAttemptSchema, webhookSecretResponse } from "../webhooks/schemas.js";
 import { jobResult } from "./results.js";
 
@@ -44,48 +44,11 @@ export const compatErrorBody = named(z.object({ error: z.string() }), "CompatErr
 
 // ---- Jobs --------------------------------------------------------------------------------------
 
-const isoDate = z.string().meta({ format: "date-time" });
+const isoDate = isoDateSchema;
 
-export const jobParams = named(
-  z
-    .object({
-      query: z.string().optional().meta({ description: "The search text (every endpoint but the product ones)" }),
-      product_id: z.string().optional().meta({ description: "The product (web-shopping-product and web-shopping-product-info)" }),
-      // Stored normalised: `uk` is shown as `gb`.
-      country: z
-        .enum(COUNTRY_CODES.filter((c): c is Country => c !== "uk") as [Country, ...Country[]])
-        .meta({ description: "The country used (uk shown as gb; the location's when none was given)" }),
-      language: z.string().meta({ description: "The language used, lower case" }),
-      page: z.int().optional().meta({ description: "The results page (endpoints that page)" }),
-      device: z.enum(["desktop", "mobile"]).optional().meta({ description: "web-search only" }),
-      location: z.string().optional().meta({ description: "The canonical location searched from, when one was given" }),
-      uule: z.string().optional().meta({ description: "The raw location value, when one was given" }),
-    })
-    .meta({ description: "The submitted params with every default filled in" }),
-  "JobParams",
-);
-
-export const job = named(
-  z.object({
-    id: z.string().meta({ example: "job_01JZ8K3Q4V7X9YB2C5D6E7F8G9", description: "`job_` + a ULID" }),
-    endpoint: z.enum(ENDPOINTS).meta({ description: "The search the job runs" }),
-    queue: z.enum(QUEUES).meta({ description: "The queue it was submitted to" }),
-    status: z.enum(JOB_STATUSES).meta({ description: "pending → processing → completed or failed" }),
-    params: jobParams,
-    credits: z.int().meta({ description: "Credits charged; 0 while not final and when failed" }),
-    latencyMs: z.int().nullable().meta({ description: "Milliseconds from the worker taking the job to its end; null until then" }),
-    error: z.string().nullable().meta({ description: "Why the job failed (failed jobs only)" }),
-    attempts: z.int().meta({ description: "Upstream attempts made so far" }),
-    createdAt: isoDate.meta({ description: "When the job was submitted" }),
-    completedAt: isoDate.nullable().meta({ description: "When it became completed or failed; null until then" }),
-    postbackUrl: z.string().optional().meta({ description: "Where the final job is POSTed (fast and regular jobs that gave one)" }),
-    cacheMaxAgeSeconds: z.int().optional().meta({ description: "The cache opt-in the job was submitted with; absent when it never reads the cache" }),
-    cacheHit: z.boolean().optional().meta({
-      description: "With cacheMaxAgeSeconds: true when the result was answered from the result cache (billed the cache-hit price), false when fetched",
-    }),
-  }),
-  "Job",
-);
+// The job and its params are the shared schemas the Job type is inferred from (packages/shared/src/job.ts).
+export const jobParams = named(jobParamsSchema, "JobParams");
+export const job = named(jobSchema, "Job");
 
 export const jobResponse = named(
   z.object({ job, result: jobResult.nullable().meta({ description: "Present once the job is completed" }) }),
@@ -285,5 +248,3 @@ export const webhookEvent = named(
   z.object({ event: z.enum(["job.completed", "job.failed"]), job, result: jobResult.nullable() }),
   "WebhookEvent",
 );
-
-assert<Same<z.output<typeof job>, Job>>();

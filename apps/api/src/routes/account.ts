@@ -1,10 +1,8 @@
 /** GET /v1/account and its usage: the caller's own account, credits, usage, limits and keys (public ids only). */
 import { Router } from "express";
-import { z } from "zod";
 import { ApiError } from "@serp/shared";
 import { resolveLimits, usageByPeriod, usageQuery, type EffectiveLimits } from "@serp/store";
 import type { AppContext } from "../context.js";
-import { fieldIssues, invalidRequest } from "../errors.js";
 import { limitDefaults } from "../limits/index.js";
 import { bearer, errors, json } from "../openapi/responses.js";
 import * as s from "../openapi/schemas.js";
@@ -23,15 +21,6 @@ const getAccount = accountRouteTable.define({
   responses: { 200: json(s.accountView, "The account"), ...errors("unauthorized") },
 });
 
-/**
- * What the store's usageQuery reads (it also turns dates into instants and checks the range); a
- * request this refuses is refused with everything usageQuery finds wrong with it, as before.
- */
-const refusedUsage = (_part: unknown, error: z.ZodError, req: { query: unknown }) => {
-  const full = usageQuery.safeParse(req.query);
-  return invalidRequest(fieldIssues(full.success ? error : full.error));
-};
-
 const getUsage = accountRouteTable.define({
   method: "get",
   path: "/v1/account/usage",
@@ -43,15 +32,9 @@ const getUsage = accountRouteTable.define({
     "`from` is inclusive and `to` exclusive; by default the last 30 days; at most 366 days. " +
     "Entries reach the ledger within about a second of each job's end, so the current period can trail by that much.",
   security: bearer,
-  request: {
-    query: z.object({
-      from: z.string().optional().meta({ description: "Start (inclusive): a date YYYY-MM-DD (midnight UTC) or an ISO 8601 instant", example: "2026-11-01" }),
-      to: z.string().optional().meta({ description: "End (exclusive): a date or an instant; default now", example: "2026-12-01" }),
-      granularity: z.enum(["day", "month"]).optional().meta({ description: "Period of each row (default day)" }),
-    }),
-  },
+  // The store's schema: it also turns dates into instants and checks the range.
+  request: { query: usageQuery },
   responses: { 200: json(s.usageView, "Usage rows, oldest period first"), ...errors("invalid_request", "unauthorized") },
-  invalid: refusedUsage,
 });
 
 export function accountRoutes(ctx: AppContext): Router {
@@ -60,11 +43,11 @@ export function accountRoutes(ctx: AppContext): Router {
 
   getAccount.mount(
     router,
-    getAccount.handle(async (_input, req, res) => {
+    getAccount.handle(async (_input, reply, req) => {
       const id = req.accountId!;
       const [account, usage, keys] = await Promise.all([ctx.accounts.get(id), ctx.accounts.usage(id), ctx.accounts.listKeys(id)]);
       if (!account) throw new ApiError("unauthorized", "The account of this key no longer exists");
-      const body: s.AccountView = {
+      reply(200, {
         id: account.id,
         name: account.name,
         createdAt: account.createdAt,
@@ -76,21 +59,17 @@ export function accountRoutes(ctx: AppContext): Router {
         keys: keys
           .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
           .map((k) => ({ id: k.id, label: k.label, createdAt: k.createdAt, revokedAt: k.revokedAt })),
-      };
-      res.json(body);
+      });
     }),
   );
 
   getUsage.mount(
     router,
-    getUsage.handle(async (_input, req, res) => {
-      // The declared query passed; the store's schema reads it into a checked range.
-      const parsed = usageQuery.safeParse(req.query);
-      if (!parsed.success) throw invalidRequest(fieldIssues(parsed.error));
-      const { from, to, granularity } = parsed.data;
+    getUsage.handle(async ({ query }, reply, req) => {
+      const { from, to, granularity } = query;
       if (!ctx.pg) throw new ApiError("unavailable", "Usage by day needs the history database (DATABASE_URL), which this deployment has not configured", undefined, 60);
       const rows = await usageByPeriod(ctx.pg, req.accountId!, { from, to }, granularity);
-      res.json({ from: from.toISOString(), to: to.toISOString(), granularity, usage: rows });
+      reply(200, { from: from.toISOString(), to: to.toISOString(), granularity, usage: rows });
     }),
   );
 

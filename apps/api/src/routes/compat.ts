@@ -5,7 +5,7 @@
  * accepting the key as `api_key` too, and answers errors as `{"error": "..."}` (its own error
  * middleware, compat/errors.ts).
  */
-import { Router, type RequestHandler } from "express";
+import { Router, type Request, type RequestHandler } from "express";
 import { z } from "zod";
 import { ApiError, isJobId } from "@serp/shared";
 import type { JobRecord } from "@serp/store";
@@ -14,11 +14,12 @@ import { cacheOption } from "../compat/cache.js";
 import { compatErrorSurface } from "../compat/errors.js";
 import { answer, checkFormat, formatOf } from "../compat/formats.js";
 import { publicBaseUrl } from "../compat/links.js";
-import { compatSearchQuery, jobRequest, parseSearch, searchOfJob, type CompatSearch } from "../compat/params.js";
+import { compatSearchQuery, jobRequest, parseSearch, refusedSearch, searchOfQuery, searchOfJob, type CompatSearch } from "../compat/params.js";
 import { SearchQueries, keptQuery } from "../compat/queries.js";
 import { envelope } from "../compat/response.js";
 import type { AppContext } from "../context.js";
 import { errorMiddleware } from "../errors.js";
+import { jobRequestOf } from "../jobs/service.js";
 import { submitter } from "../limits/index.js";
 import { compatErrors, compatSecurity as security, json, rateHeaders } from "../openapi/responses.js";
 import * as s from "../openapi/schemas.js";
@@ -29,13 +30,19 @@ const LOCATIONS_MAX_LIMIT = 100;
 
 export const compatRouteTable = new RouteTable();
 
-/**
- * The compatibility routes validate in their handlers, with the reference API's wording. The
- * searches parse their query with the very schema they declare (`parseSearch`, compat/params.ts),
- * whose location look-up needs the app's location list; the other routes' schemas document what
- * their handlers accept.
+/*
+ * The compatibility routes refuse in the reference API's wording. The searches' query is parsed by
+ * their declaration (compatSearchQuery), refused as compat/params.ts ranks the rules (with the
+ * location look-up, which needs the app's location list: given to `handle`); so are the location
+ * look-up's and the account's. The archive is mounted as it is: its `output` is read by
+ * compat/formats.ts, in the wording every route of this surface shares, and its key by the
+ * authentication, so its schemas document them.
  */
-const validate = false;
+
+/** The key as a query parameter: read (and refused) by the authentication, so never refused here. */
+const keyParameter = z
+  .preprocess((v) => (typeof v === "string" ? v : undefined), z.string().optional())
+  .meta({ type: "string", description: "The API key, when not sent as a Bearer token" });
 
 const searchDescription =
   "Runs one live job (1 credit; failed searches are free) and answers in the reference search-results API's shape; " +
@@ -62,7 +69,6 @@ const searchJson = ["/search.json", "/search"].map((path) =>
       },
       ...compatErrors(400, 401, 402, 429, 502),
     },
-    validate,
   }),
 );
 
@@ -102,10 +108,11 @@ const searchForms = (["html", "md"] as const).map((form) => {
       },
       ...compatErrors(400, 401, 402, 429, 502),
     },
-    validate,
   });
   return { search, head: headRefused(path, form === "html" ? "compatSearchHtmlHead" : "compatSearchMarkdownHead") };
 });
+
+const searchRoutes = [...searchJson, ...searchForms.map((f) => f.search)];
 
 const archivedSearch = compatRouteTable.define({
   method: "get",
@@ -120,7 +127,7 @@ const archivedSearch = compatRouteTable.define({
   request: {
     params: z.object({ id: z.string().meta({ description: "search_metadata.id, optionally followed by .json, .html or .md", example: "job_01JZ8K3Q4V7X9YB2C5D6E7F8G9.json" }) }),
     query: z.object({
-      api_key: z.string().optional().meta({ description: "The API key, when not sent as a Bearer token" }),
+      api_key: keyParameter,
       output: z.enum(["json", "html", "md"]).optional().meta({ description: "The form of the answer when the id has no extension. Default json" }),
     }),
   },
@@ -131,7 +138,6 @@ const archivedSearch = compatRouteTable.define({
     },
     ...compatErrors(401, 404),
   },
-  validate,
 });
 
 const account = (["/account", "/account.json"] as const).map((path) =>
@@ -143,9 +149,8 @@ const account = (["/account", "/account.json"] as const).map((path) =>
     summary: "Account information in the reference API's style",
     description: "Searches left is the credits available now (a search costs 1).",
     security,
-    request: { query: z.object({ api_key: z.string().optional() }) },
+    request: { query: z.object({ api_key: keyParameter }) },
     responses: { 200: json(s.compatAccount, "The account"), ...compatErrors(401) },
-    validate,
   }),
 );
 
@@ -158,12 +163,16 @@ const locations = compatRouteTable.define({
   description: "Locations whose name starts with q (empty unless a location list is configured).",
   request: {
     query: z.object({
-      q: z.string().optional().meta({ example: "Austin" }),
-      limit: z.int().min(1).max(100).default(10).meta({ description: "Most locations to return" }),
+      // Anything but one string (absent, repeated) looks nothing up.
+      q: z.preprocess((v) => (typeof v === "string" ? v : undefined), z.string().optional()).meta({ type: "string", example: "Austin" }),
+      // A query string's text: an empty one is the default.
+      limit: z
+        .preprocess((v) => (v === "" ? undefined : v), z.coerce.number().int().min(1).max(LOCATIONS_MAX_LIMIT).default(LOCATIONS_DEFAULT_LIMIT))
+        .meta({ description: "Most locations to return" }),
     }),
   },
   responses: { 200: json(z.array(s.compatLocation), "Matching locations"), ...compatErrors(400) },
-  validate,
+  invalid: { query: () => new ApiError("invalid_request", `\`limit\` parameter must be an integer from 1 to ${LOCATIONS_MAX_LIMIT}.`) },
 });
 
 export function compatRoutes(ctx: AppContext): Router {
@@ -201,19 +210,20 @@ export function compatRoutes(ctx: AppContext): Router {
   };
   for (const head of [...searchJsonHead, ...searchForms.map((f) => f.head)]) head.mount(router, refuseHead);
 
-  const runSearch: RequestHandler = async (req, res) => {
+  const refuseSearch = { query: (error: z.ZodError, req: Request) => refusedSearch(error, req.query, ctx.locations) };
+  const runSearch = (route: (typeof searchRoutes)[number]) => route.handle(async ({ query }, _reply, req, res) => {
     const accountId = req.accountId!;
-    const search = parseSearch(req.query, ctx.locations);
+    const search = searchOfQuery(query, req.query, ctx.locations);
     const format = formatOf(req);
     checkFormat(format, ctx.rawPages);
-    const outcome = await ctx.jobService.submit(submitter(req, res), { ...jobRequest(search), ...cacheOption(search, ctx.env.CACHE_TTL_SECONDS) });
+    const outcome = await ctx.jobService.submit(submitter(req, res), jobRequestOf({ ...jobRequest(search), ...cacheOption(search, ctx.env.CACHE_TTL_SECONDS) }));
     // A live search's outcome holds the final record, the upstream URL included; an async one's the queued job.
     const record: JobRecord = outcome.status === 200 ? outcome.record : { job: outcome.body.job, accountId, result: null, upstreamUrl: null };
     await queries.save(record.job.id, keptQuery(req.query)).catch((err: unknown) => req.log?.warn({ err }, "compat query not kept"));
     if (record.job.status === "failed") throw new ApiError("upstream_error", record.job.error ?? "The search failed upstream.");
     await answer(req, res, { format, body: envelope(search, record, base), record, pages: ctx.rawPages, base });
-  };
-  for (const route of [...searchJson, ...searchForms.map((f) => f.search)]) route.mount(router, ...authenticated, ctx.rateLimit, runSearch);
+  }, refuseSearch);
+  for (const route of searchRoutes) route.mount(router, ...authenticated, ctx.rateLimit, runSearch(route));
 
   // The archive: GET /searches/<id>.json (or without .json; .html the page, .md markdown), for the caller's own searches only.
   archivedSearch.mount(router, ...authenticated, async (req, res) => {
@@ -227,33 +237,36 @@ export function compatRoutes(ctx: AppContext): Router {
   });
 
   // Location look-up (reference §11.1): no key needed, a bare array, empty without a location list.
-  locations.mount(router, (req, res) => {
-    const q = typeof req.query.q === "string" ? req.query.q.trim() : "";
-    const rawLimit = req.query.limit;
-    const limit = rawLimit === undefined || rawLimit === "" ? LOCATIONS_DEFAULT_LIMIT : Number(rawLimit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > LOCATIONS_MAX_LIMIT) {
-      throw new ApiError("invalid_request", `\`limit\` parameter must be an integer from 1 to ${LOCATIONS_MAX_LIMIT}.`);
-    }
-    res.json(q ? (ctx.locations.search?.(q, limit) ?? []) : []);
-  });
+  locations.mount(
+    router,
+    locations.handle(({ query }, reply) => {
+      const q = query.q?.trim();
+      const rows = q ? (ctx.locations.search?.(q, query.limit) ?? []) : [];
+      reply(200, rows.map((row) => ({ ...row })));
+    }),
+  );
 
   // The caller's account: searches left is the credits available now (a search costs 1).
   for (const route of account) {
-    route.mount(router, ...authenticated, async (req, res) => {
-      const account = await ctx.accounts.get(req.accountId!);
-      if (!account) throw new ApiError("unauthorized", "The account of this key no longer exists.");
-      const left = Math.max(account.balance - account.reserved, 0);
-      res.json({
-        account_id: account.id,
-        account_name: account.name,
-        plan_name: "Credits",
-        total_searches_left: left,
-        plan_searches_left: left,
-        extra_credits: 0,
-        credits_balance: account.balance,
-        credits_reserved: account.reserved,
-      });
-    });
+    route.mount(
+      router,
+      ...authenticated,
+      route.handle(async (_input, reply, req) => {
+        const account = await ctx.accounts.get(req.accountId!);
+        if (!account) throw new ApiError("unauthorized", "The account of this key no longer exists.");
+        const left = Math.max(account.balance - account.reserved, 0);
+        reply(200, {
+          account_id: account.id,
+          account_name: account.name,
+          plan_name: "Credits",
+          total_searches_left: left,
+          plan_searches_left: left,
+          extra_credits: 0,
+          credits_balance: account.balance,
+          credits_reserved: account.reserved,
+        });
+      }),
+    );
   }
 
   // Keep last: it covers the paths of every route registered above.

@@ -1,43 +1,66 @@
 /**
  * A route declared once: method, path, request schemas and responses, as the OpenAPI document
  * shows them (unkey's `createRoute`, kept on Express and zod-to-openapi). The same declaration
- * validates the request and mounts the handler, and its table hands it to the document, so what a
- * route accepts and what the document says it accepts cannot drift apart.
+ * validates the request (params, query, headers and the JSON body), types the answer (a handler
+ * replies with a body its declared response schema accepts, or the build fails: unkey's typed
+ * `c.json`) and mounts the handler, and its table hands it to the document, so what a route
+ * accepts and answers and what the document says cannot drift apart.
  */
 import type { RouteConfig } from "@asteasolutions/zod-to-openapi";
 import type { Request, RequestHandler, Response, Router } from "express";
 import type { z } from "zod";
 import { fieldIssues, invalidRequest } from "../errors.js";
 
-type Part = "params" | "query" | "headers";
-const PARTS: Part[] = ["params", "query", "headers"];
+type Part = "params" | "query" | "headers" | "body";
+/** The parts a request carries before its body is read (what `validate` checks). */
+const HEAD_PARTS = ["params", "query", "headers"] as const;
+
+/** The refusal of a request whose `part` fails its declared schema. */
+export type Refusal = (error: z.ZodError, req: Request) => Error;
+type Refusals = Partial<Record<Part, Refusal>>;
 
 export type RouteSpec = RouteConfig & {
   /**
-   * false when the handler validates instead: the compatibility routes, whose refusals keep the
-   * reference API's wording (the search parses with its declared schema, then looks the location up
-   * in the app's list).
+   * The refusal of a request that fails a declared schema, per part; by default the job API's
+   * `invalid_request` per field. A refusal that needs the app (the compatibility search's location
+   * look-up) is given where the handler is, to `handle`.
    */
-  validate?: false;
-  /** The refusal of a request that fails a declared schema; by default the job API's `invalid_request` per field. */
-  invalid?: (part: Part, error: z.ZodError, req: Request) => Error;
+  invalid?: Refusals;
 };
 
-type Declared<S, K extends Part> = S extends { request: infer R } ? (R extends { [P in K]: infer T } ? (T extends z.ZodType ? z.output<T> : undefined) : undefined) : undefined;
+type Json<T> = T extends { content: { "application/json": { schema: infer Z } } } ? (Z extends z.ZodType ? Z : never) : never;
+type Schema<S, K extends Part> = S extends { request: infer R }
+  ? K extends "body"
+    ? R extends { body: infer B }
+      ? Json<B>
+      : never
+    : R extends { [P in K]: infer T }
+      ? T extends z.ZodType
+        ? T
+        : never
+      : never
+  : never;
+type Declared<S, K extends Part> = [Schema<S, K>] extends [never] ? undefined : z.output<Schema<S, K>>;
 
-/** The request's params, query and headers as the declared schemas parsed them. */
+/** The request's params, query, headers and JSON body as the declared schemas parsed them. */
 export type Input<S> = { [K in Part]: Declared<S, K> };
+
+/** The success statuses a route declares a JSON body for, each with the body its schema accepts. */
+type Answers<S> = S extends { responses: infer R }
+  ? { [C in keyof R as C extends 200 | 201 | 202 ? C : never]: [Json<R[C]>] extends [never] ? never : z.input<Json<R[C]>> }
+  : never;
+
+/** Answers with `body` at `status`: the build fails unless the route declares that status with a schema `body` fits. */
+export type Reply<S> = <C extends keyof Answers<S>>(status: C, body: Answers<S>[C]) => void;
 
 export interface Route<S extends RouteSpec> {
   readonly spec: S;
   /** Express's form of the path (`/v1/jobs/:jobId` for `/v1/jobs/{jobId}`). */
   readonly path: string;
-  /** Parses the declared params, query and headers; throws the route's refusal. */
-  input(req: Request): Input<S>;
-  /** Middleware that validates before the rest of the chain runs (a bad header is refused before the body is read). */
+  /** Middleware that validates params, query and headers before the rest of the chain runs (a bad header is refused before the body is read). */
   readonly validate: RequestHandler;
-  /** The handler, given the parsed input. */
-  handle(fn: (input: Input<S>, req: Request, res: Response) => Promise<void> | void): RequestHandler;
+  /** The handler, given the parsed input (the body too) and the typed reply; `invalid` adds refusals that need the app. */
+  handle(fn: (input: Input<S>, reply: Reply<S>, req: Request, res: Response) => Promise<void> | void, invalid?: Refusals): RequestHandler;
   /** Mounts the chain on the router at this method and path. */
   mount(router: Router, ...handlers: RequestHandler[]): void;
 }
@@ -48,30 +71,37 @@ export class RouteTable {
   readonly webhooks: RouteConfig[] = [];
 
   define<const S extends RouteSpec>(spec: S): Route<S> {
-    const { validate, invalid, ...config } = spec;
+    const { invalid: declared, ...config } = spec;
     this.routes.push(config);
-    const refuse = invalid ?? ((_part: Part, error: z.ZodError, _req: Request) => invalidRequest(fieldIssues(error)));
-    const input = (req: Request): Input<S> => {
+    const schemaOf = (part: Part): z.ZodType | undefined =>
+      (part === "body" ? (spec.request?.body?.content["application/json"] as { schema?: unknown } | undefined)?.schema : spec.request?.[part]) as z.ZodType | undefined;
+    const parse = (req: Request, parts: readonly Part[], invalid?: Refusals): Partial<Input<S>> => {
       const out: Record<string, unknown> = {};
-      for (const part of PARTS) {
-        const schema = spec.request?.[part] as z.ZodType | undefined;
-        if (!schema || validate === false) continue;
+      for (const part of parts) {
+        const schema = schemaOf(part);
+        if (!schema) continue;
         const parsed = schema.safeParse(part === "headers" ? headersOf(req, schema) : req[part]);
-        if (!parsed.success) throw refuse(part, parsed.error, req);
+        if (!parsed.success) {
+          const refuse = invalid?.[part] ?? declared?.[part];
+          throw refuse ? refuse(parsed.error, req) : invalidRequest(fieldIssues(parsed.error));
+        }
         out[part] = parsed.data;
       }
-      return out as Input<S>;
+      return out as Partial<Input<S>>;
     };
     const path = spec.path.replace(/\{([^}]+)\}/g, ":$1");
     return {
       spec,
       path,
-      input,
       validate: (req, _res, next) => {
-        input(req);
+        parse(req, HEAD_PARTS);
         next();
       },
-      handle: (fn) => (req, res) => fn(input(req), req, res),
+      handle: (fn, invalid) => (req, res) => {
+        const input = parse(req, [...HEAD_PARTS, "body"], invalid) as Input<S>;
+        const reply = ((status: number, body: unknown) => void res.status(status).json(body)) as Reply<S>;
+        return fn(input, reply, req, res);
+      },
       mount: (router, ...handlers) => {
         router[spec.method]!(path, ...handlers);
       },

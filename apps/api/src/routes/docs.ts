@@ -72,14 +72,14 @@ export function docsRoutes(document: object): Router {
 
   openapi.mount(
     router,
-    openapi.handle((_input, _req, res) => {
+    openapi.handle((_input, _reply, _req, res) => {
       res.setHeader("Cache-Control", "no-cache");
       res.type("application/json").send(body);
     }),
   );
   docs.mount(
     router,
-    docs.handle((_input, _req, res) => {
+    docs.handle((_input, _reply, _req, res) => {
       res.setHeader("Content-Security-Policy", CSP);
       res.type("html").send(PAGE);
     }),

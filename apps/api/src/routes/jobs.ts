@@ -12,7 +12,6 @@ import { submitter } from "../limits/index.js";
 import { JOB_REQUEST_EXAMPLES } from "../openapi/examples.js";
 import { H, bearer, errors, json, rateHeaders } from "../openapi/responses.js";
 import * as s from "../openapi/schemas.js";
-import type { DeliveriesResponse } from "../webhooks/schemas.js";
 import { RouteTable } from "./define.js";
 
 export const jobRouteTable = new RouteTable();
@@ -61,10 +60,12 @@ const submitJob = jobRouteTable.define({
     202: json(s.jobAccepted, "Fast or regular queue: the job is queued", { ...rateHeaders, "Idempotent-Replayed": H.idempotentReplayed }),
     ...errors("invalid_request", "invalid_json", "unauthorized", "insufficient_credits", "payload_too_large", "unsupported_media_type", "rate_limited", "concurrency_limited", "idempotency_key_reused", "idempotency_key_in_use"),
   },
-  invalid: () =>
-    new ApiError("invalid_request", "Idempotency-Key must be 1 to 255 printable ASCII characters without spaces, such as a UUID", [
-      { field: "Idempotency-Key", message: "must be 1 to 255 printable ASCII characters without spaces" },
-    ]),
+  invalid: {
+    headers: () =>
+      new ApiError("invalid_request", "Idempotency-Key must be 1 to 255 printable ASCII characters without spaces, such as a UUID", [
+        { field: "Idempotency-Key", message: "must be 1 to 255 printable ASCII characters without spaces" },
+      ]),
+  },
 });
 
 const getJob = jobRouteTable.define({
@@ -137,24 +138,27 @@ export function jobRoutes(ctx: AppContext): Router {
       next();
     },
     parseJson,
-    submitJob.handle(async ({ headers }, req, res) => {
-      const outcome = await ctx.jobService.submit(submitter(req, res), req.body, headers["Idempotency-Key"]);
+    submitJob.handle(async ({ headers, body }, reply, req, res) => {
+      const key = headers["Idempotency-Key"];
+      // The key's claim fingerprints the body as sent: another spelling of the same job is another body.
+      const outcome = await ctx.jobService.submit(submitter(req, res), body, key === undefined ? undefined : { key, body: req.body });
       if (outcome.replayed) res.setHeader("Idempotent-Replayed", "true");
-      res.status(outcome.status).json(outcome.body);
+      if (outcome.status === 200) reply(200, outcome.body);
+      else reply(202, outcome.body);
     }),
   );
 
   getJob.mount(
     router,
-    getJob.handle(async ({ params }, req, res) => {
-      res.json(await ctx.jobService.get(req.accountId!, params.jobId));
+    getJob.handle(async ({ params }, reply, req) => {
+      reply(200, await ctx.jobService.get(req.accountId!, params.jobId));
     }),
   );
 
   // The upstream page the job's result was parsed from, while it is kept (RAW_HTML_RETENTION_SECONDS).
   getJobPage.mount(
     router,
-    getJobPage.handle(async ({ params }, req, res) => {
+    getJobPage.handle(async ({ params }, _reply, req, res) => {
       const record = await ownJob(params.jobId, req.accountId);
       await sendRawPage(req, res, await rawPageOf(ctx.rawPages, record));
     }),
@@ -162,21 +166,20 @@ export function jobRoutes(ctx: AppContext): Router {
 
   listDeliveries.mount(
     router,
-    listDeliveries.handle(async ({ params }, req, res) => {
+    listDeliveries.handle(async ({ params }, reply, req) => {
       const id = params.jobId;
       const record = await ownJob(id, req.accountId);
       const log = await webhooks.log(id);
       const url = record.job.postbackUrl ?? null;
       // Before the job is final no delivery exists yet; without a postbackUrl (or on live) none ever will.
       const expected = url !== null && record.job.queue !== "live";
-      const body: DeliveriesResponse = {
+      reply(200, {
         jobId: id,
         url,
         state: log?.state ?? (expected ? "pending" : "none"),
         nextAttemptAt: log?.nextAttemptAt ?? null,
         attempts: log?.attempts ?? [],
-      };
-      res.json(body);
+      });
     }),
   );
 

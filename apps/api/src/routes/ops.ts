@@ -69,17 +69,17 @@ export function opsRoutes(ctx: AppContext): Router {
 
   healthz.mount(
     router,
-    healthz.handle((_input, _req, res) => {
-      res.json({ status: "ok" });
+    healthz.handle((_input, reply) => {
+      reply(200, { status: "ok" });
     }),
   );
 
   readyz.mount(
     router,
-    readyz.handle(async (_input, _req, res) => {
+    readyz.handle(async (_input, reply) => {
       if (isDraining(ctx)) throw new ApiError("unavailable", "The API is shutting down", undefined, READY_RETRY_AFTER_S);
       if (!(await redisAnswers(ctx.redis))) throw new ApiError("unavailable", "Storage is unreachable", undefined, READY_RETRY_AFTER_S);
-      res.json({ status: "ready", ...(await historyReadiness(ctx.pg)) });
+      reply(200, { status: "ready", ...(await historyReadiness(ctx.pg)) });
     }),
   );
 
@@ -107,7 +107,7 @@ export function metricsRoutes(ctx: AppContext, token: string | undefined): Route
   if (token) router.use("/metrics", requireToken(token, "serp metrics", "Metrics need the metrics token (METRICS_TOKEN: Bearer, or basic auth password)"));
   metrics.mount(
     router,
-    metrics.handle(async (_input, _req, res) => {
+    metrics.handle(async (_input, _reply, _req, res) => {
       await refreshQueueDepths(ctx);
       const body = await ctx.metrics.registry.metrics();
       res.setHeader("Content-Type", ctx.metrics.registry.contentType);

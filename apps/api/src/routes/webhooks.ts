@@ -60,18 +60,20 @@ export function webhookRoutes(ctx: AppContext): Router {
   /** The secret deliveries are signed with (`whsec_…`, Standard Webhooks), made on first use. */
   getWebhookSecret.mount(
     router,
-    getWebhookSecret.handle(async (_input, req, res) => {
-      res.set("Cache-Control", "no-store").json({ secret: await webhooks.secret(req.accountId!) });
+    getWebhookSecret.handle(async (_input, reply, req, res) => {
+      res.set("Cache-Control", "no-store");
+      reply(200, { secret: await webhooks.secret(req.accountId!) });
     }),
   );
 
   /** A new secret; deliveries from now on are signed with it only. */
   rotateWebhookSecret.mount(
     router,
-    rotateWebhookSecret.handle(async (_input, req, res) => {
+    rotateWebhookSecret.handle(async (_input, reply, req, res) => {
       const secret = await webhooks.rotateSecret(req.accountId!);
       req.log?.info({ accountId: req.accountId }, "webhook secret rotated");
-      res.set("Cache-Control", "no-store").json({ secret });
+      res.set("Cache-Control", "no-store");
+      reply(200, { secret });
     }),
   );
 

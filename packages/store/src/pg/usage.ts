@@ -64,12 +64,16 @@ const instant = z
     return d;
   });
 
-/** `from` inclusive, `to` exclusive; the last 30 days until now by default; at most 366 days. */
+/**
+ * `from` inclusive, `to` exclusive; the last 30 days until now by default; at most 366 days. The
+ * query of GET /v1/account/usage as its route declares it (and the CLI's `usage`): its `.meta` is
+ * the OpenAPI document's.
+ */
 export const usageQuery = z
   .strictObject({
-    from: instant.optional(),
-    to: instant.optional(),
-    granularity: z.enum(["day", "month"]).default("day"),
+    from: instant.optional().meta({ description: "Start (inclusive): a date YYYY-MM-DD (midnight UTC) or an ISO 8601 instant", example: "2026-11-01" }),
+    to: instant.optional().meta({ description: "End (exclusive): a date or an instant; default now", example: "2026-12-01" }),
+    granularity: z.enum(["day", "month"]).default("day").meta({ description: "Period of each row (default day)" }),
   })
   .transform(({ from, to, granularity }) => {
     const end = to ?? new Date();
