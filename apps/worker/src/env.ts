@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { envProblems, metricsEnv, processEnv, QUEUES, type QueueName } from "@serp/shared";
+import { loadConfig, metricsEnv, processEnv, QUEUES, type QueueName } from "@serp/shared";
 import { checkRawPagesEnv, storeEnv } from "@serp/store";
 import { upstreamEnv } from "@serp/upstream";
 import { WORKER_DEFAULTS } from "./defaults.js";
@@ -69,16 +69,7 @@ export function webhookOptions(env: WorkerEnv): WebhookOptions {
   };
 }
 
-/** A setting the worker refuses: one line naming each (index.ts logs it and exits 78, EX_CONFIG). */
-export class WorkerConfigError extends Error {
-  override readonly name = "WorkerConfigError";
-  constructor(problems: string[]) {
-    super(`Invalid worker configuration: ${problems.join("; ")}`);
-  }
-}
-
+/** Throws ConfigError (`Invalid worker configuration: NAME: rule`), which index.ts logs as one line before exiting 78. */
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): WorkerEnv {
-  const parsed = schema.safeParse(source);
-  if (!parsed.success) throw new WorkerConfigError(envProblems(parsed.error));
-  return Object.freeze(parsed.data);
+  return loadConfig(schema, "worker", source);
 }
