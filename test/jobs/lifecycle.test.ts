@@ -7,7 +7,7 @@ import { Redis } from "ioredis";
 import request from "supertest";
 import { JOB_ERRORS, newJobId } from "@serp/shared";
 import { QUEUE_CATALOG, keySpace } from "@serp/store";
-import { createUpstream } from "@serp/upstream";
+import { createUpstream, readUpstreamEnv } from "@serp/upstream";
 import { createWorkerRuntime } from "@serp/worker/runtime";
 import { REDIS_URL, fixturesAvailable, pollUntilFinal, silent, startStack, type Stack } from "../support/stack.js";
 
@@ -182,7 +182,7 @@ d("live jobs fetched while they are marked started", () => {
     stack.replay.setFaults({ latencyMs: 300 });
     await stack.api.queues.live.add("web-search", { jobId: id, params }, { ...QUEUE_CATALOG.live.jobOptions, jobId: id });
 
-    const upstream = createUpstream({ baseUrl: stack.replay.url, timeoutMs: 5_000 });
+    const upstream = createUpstream(readUpstreamEnv({ UPSTREAM_BASE_URL: stack.replay.url, UPSTREAM_TIMEOUT_MS: 5_000, PARSE_THREADS: 0 }));
     const worker = await createWorkerRuntime({
       redisUrl: REDIS_URL, prefix: stack.prefix, queues: ["live"], concurrency: 1, retentionSeconds: 600, scraper: upstream, logger: silent,
     });
@@ -237,7 +237,7 @@ d("a job BullMQ gives up on", () => {
     expect(await stack.api.queues.fast.getJobState(id)).toBe("active");
 
     // The next worker's stalled-job check finds it; allowed no stall, BullMQ fails it there.
-    const upstream = createUpstream({ baseUrl: stack.replay.url, timeoutMs: 5_000 });
+    const upstream = createUpstream(readUpstreamEnv({ UPSTREAM_BASE_URL: stack.replay.url, UPSTREAM_TIMEOUT_MS: 5_000, PARSE_THREADS: 0 }));
     const worker = await createWorkerRuntime({
       redisUrl: REDIS_URL, prefix: stack.prefix, queues: ["fast"], concurrency: 1, retentionSeconds: 600, scraper: upstream, logger: silent,
       lockDurationMs: 300, maxStalledCount: 0, webhooks: false,

@@ -3,7 +3,7 @@
  * script; these tests prove the number it gets (default, override, none) and the 429 it answers.
  */
 import request from "supertest";
-import { createUpstream } from "@serp/upstream";
+import { createUpstream, readUpstreamEnv } from "@serp/upstream";
 import { createWorkerRuntime } from "@serp/worker/runtime";
 import { REDIS_URL, pollUntilFinal, silent, startStack, type Stack } from "../support/stack.js";
 
@@ -37,7 +37,7 @@ describe("jobs in flight", () => {
     // Refused: nothing reserved, nothing stored.
     expect(await stack.api.accounts.get(accountId)).toMatchObject({ reserved: 2 });
 
-    const upstream = createUpstream({ baseUrl: stack.replay.url, timeoutMs: 5_000 });
+    const upstream = createUpstream(readUpstreamEnv({ UPSTREAM_BASE_URL: stack.replay.url, UPSTREAM_TIMEOUT_MS: 5_000, PARSE_THREADS: 0 }));
     const worker = await createWorkerRuntime({
       redisUrl: REDIS_URL, prefix: stack.prefix, queues: ["fast"], concurrency: 2, retentionSeconds: 3600, scraper: upstream, logger: silent,
     });

@@ -3,7 +3,7 @@
  * upstream, on the real Redis the test command started (REDIS_URL), under a key prefix of its own.
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino, type Logger } from "pino";
@@ -12,7 +12,7 @@ import { loadEnv } from "@serp/api/env";
 import { createApiRuntime, type ApiRuntime } from "@serp/api/runtime";
 import { startReplayServer, type ReplayOptions, type ReplayServer } from "@serp/replay";
 import type { QueueName } from "@serp/shared";
-import { createUpstream, profileTable, shippedProfilesFile, type UpstreamDeps, type UpstreamOptions } from "@serp/upstream";
+import { createUpstream, profileTable, readUpstreamEnv, shippedProfilesFile, type UpstreamDeps } from "@serp/upstream";
 import { createWorkerRuntime, type WebhookOptions, type WorkerRuntime, type WorkerRuntimeOptions } from "@serp/worker/runtime";
 import { createPgPool, createRedis, migrate, openPageBlobs, redisTargetOf, withSchema } from "@serp/store";
 import { FIXTURES_DIR, GEOTARGETS_DIR, fixturesAvailable, geotargetsAvailable } from "../../packages/upstream/test/fixtures-dir.js";
@@ -56,8 +56,8 @@ export interface StackOptions {
   webhooks?: WebhookOptions | false;
   /** The API's logger (silent unless set). */
   apiLogger?: Logger;
-  /** More upstream settings for the workers (a browser, breakers…), given the replay's URL and certificate. */
-  upstream?: (replay: ReplayServer) => UpstreamOptions;
+  /** More upstream settings for the workers (a browser, breakers…), as the environment names them, given the replay (`caFileOf` for its certificate). */
+  upstream?: (replay: ReplayServer) => Record<string, unknown>;
   upstreamDeps?: UpstreamDeps;
   /** The workers' accountShare (createWorkerRuntime's; its default unless set). */
   accountShare?: number;
@@ -87,20 +87,27 @@ export interface Stack {
   close(): Promise<void>;
 }
 
+/** The replay's self-signed certificate in a file, for UPSTREAM_CA_FILE (as `npm run replay` writes it). */
+export function caFileOf(replay: ReplayServer): string {
+  const file = join(tmpdir(), `replay-${replay.port}-cert.pem`);
+  writeFileSync(file, replay.certPem ?? "");
+  return file;
+}
+
 export async function startStack(o: StackOptions = {}): Promise<Stack> {
   const prefix = `t${randomBytes(5).toString("hex")}`;
   const replay = await startReplayServer({ dir: FIXTURES_DIR, ...o.replay });
   const geotargetsDir = o.withGeotargets && geotargetsAvailable ? GEOTARGETS_DIR : undefined;
   const upstream = createUpstream(
-    {
-      baseUrl: replay.url,
-      timeoutMs: o.upstreamTimeoutMs ?? 5_000,
-      geotargetsDir,
-      parseThreads: o.parseThreads,
+    readUpstreamEnv({
+      UPSTREAM_BASE_URL: replay.url,
+      UPSTREAM_TIMEOUT_MS: o.upstreamTimeoutMs ?? 5_000,
+      GEOTARGETS_DIR: geotargetsDir,
+      PARSE_THREADS: o.parseThreads ?? 0,
       // A file's tests inject faults one after another; rungs set aside by one test would change the next.
-      breakerThreshold: 1_000,
+      UPSTREAM_BREAKER_THRESHOLD: 1_000,
       ...o.upstream?.(replay),
-    },
+    }),
     { profiles: WITHOUT_BROWSER, ...o.upstreamDeps },
   );
   const redisUrl = o.redisUrl ?? REDIS_URL;

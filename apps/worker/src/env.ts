@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { loadConfig, metricsEnv, processEnv, QUEUES, type QueueName } from "@serp/shared";
 import { checkRawPagesEnv, storeEnv } from "@serp/store";
-import { upstreamEnv } from "@serp/upstream";
+import { checkUpstreamEnv, upstreamEnv } from "@serp/upstream";
 import { WORKER_DEFAULTS } from "./defaults.js";
 import { SWEEPER_DEFAULTS } from "./sweeper.js";
 import type { WebhookOptions } from "./webhooks/index.js";
@@ -22,8 +22,6 @@ const workerEnv = z.object({
    * other jobs wait a moment so another account finds a free slot (docs/FAIRNESS.md). 1: no cap.
    */
   WORKER_ACCOUNT_SHARE: z.coerce.number().gt(0).max(1).default(WORKER_DEFAULTS.accountShare),
-  /** Threads parsing pages beside the event loop, so parsing never delays I/O; 0 parses on the event loop. */
-  PARSE_THREADS: z.coerce.number().int().min(0).max(64).default(1),
   /** A job's lock without renewal: after a worker dies, its jobs are taken again after about this long. */
   WORKER_LOCK_MS: z.coerce.number().int().min(1_000).max(600_000).default(WORKER_DEFAULTS.lockDurationMs),
   /** How long jobs in flight may take to finish after SIGTERM before they are handed back (empty: default). */
@@ -55,7 +53,10 @@ const workerEnv = z.object({
 });
 
 /** Settings a worker process reads, validated once at boot. */
-const schema = z.object({ ...storeEnv.shape, ...upstreamEnv.shape, ...processEnv.shape, ...metricsEnv.shape, ...workerEnv.shape }).superRefine(checkRawPagesEnv);
+const schema = z
+  .object({ ...storeEnv.shape, ...upstreamEnv.shape, ...processEnv.shape, ...metricsEnv.shape, ...workerEnv.shape })
+  .superRefine(checkRawPagesEnv)
+  .superRefine(checkUpstreamEnv);
 export type WorkerEnv = Readonly<z.infer<typeof schema>> & { WORKER_QUEUES: QueueName[] };
 
 /** The runtime's webhook options from the environment (createWorkerRuntime's `webhooks`). */

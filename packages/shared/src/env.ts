@@ -49,7 +49,7 @@ export class ConfigError extends Error {
 }
 
 /** One process's settings, parsed with its schema and frozen; throws ConfigError naming each refused one. */
-export function loadConfig<S extends z.ZodType>(schema: S, app: string, source: Record<string, string | undefined>): Readonly<z.output<S>> {
+export function loadConfig<S extends z.ZodType>(schema: S, app: string, source: Record<string, unknown>): Readonly<z.output<S>> {
   const parsed = schema.safeParse(source);
   if (!parsed.success) throw new ConfigError(app, envProblems(parsed.error));
   return Object.freeze(parsed.data);

@@ -9,10 +9,10 @@
 import { JOB_ERRORS, type BlocksByEndpoint, type Endpoint, type JobParams, type ServedLayout } from "@serp/shared";
 import { Breakers, isSkip, type BreakerStatus, type Outcome, type Skip } from "./breakers.js";
 import { classify, type PageClass } from "./classify.js";
-import { resolveUpstreamOptions, type UpstreamOptions } from "./config.js";
 import { DirectAgents, fetchPage, postForm, type FetchResult, type FetchSettings } from "./fetch.js";
 import { CaptchaError, exemptionRequest, readSorryPage, type CaptchaSolver } from "./captcha.js";
-import { BROWSER_DEFAULTS, BrowserPool, type BrowserPages } from "./browser.js";
+import { BrowserPool, type BrowserPages } from "./browser.js";
+import { browserOptionsOf, readCaFile, type UpstreamConfig } from "./env.js";
 import { ImpersonatingClients } from "./impersonate.js";
 import { Locations } from "./locations.js";
 import { COVERAGE_THRESHOLDS, parsePage, understood, type Coverage, type Parsed } from "./coverage.js";
@@ -26,7 +26,6 @@ import { MemoryExitHealth, type ExitEvent, type ExitHealth, type ExitHealthOptio
 import { ExitRouter, isLease, type Lease, type Proxy, type RouterEvents } from "./exits/router.js";
 import { buildUrl, type UrlContext } from "./urls.js";
 
-export type { UpstreamOptions } from "./config.js";
 
 export type FailureKind = "blocked" | "consent" | "js_wall" | "refused" | "upstream_error" | "network" | "timeout" | "unparseable" | "partial";
 export type TryOutcome = "results" | "no_results" | FailureKind;
@@ -260,25 +259,25 @@ export interface Upstream {
   close(): Promise<void>;
 }
 
-export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = {}): Upstream {
-  const config = resolveUpstreamOptions(opts);
+/** Built from the upstream's parsed settings (env.ts: `readUpstreamEnv`, or a process's schema that composes `upstreamEnv`). */
+export function createUpstream(config: UpstreamConfig, deps: UpstreamDeps = {}): Upstream {
   const locations =
-    deps.locations ?? (config.geotargetsDir ? Locations.fromDirectory(config.geotargetsDir) : Locations.empty());
+    deps.locations ?? (config.GEOTARGETS_DIR ? Locations.fromDirectory(config.GEOTARGETS_DIR) : Locations.empty());
+  const tls = { ca: config.UPSTREAM_CA_FILE === undefined ? undefined : readCaFile(config.UPSTREAM_CA_FILE), insecure: config.UPSTREAM_TLS_INSECURE };
+  const direct = new DirectAgents(tls);
+  const impersonating = new ImpersonatingClients(config.UPSTREAM_TLS_INSECURE);
+  const exitsConfig = exitsSource({ file: config.UPSTREAM_PROXIES_FILE, list: config.UPSTREAM_PROXIES, log: deps.log, watchIntervalMs: deps.profilesWatchIntervalMs });
   const source: ProfileSource = deps.profiles
     ? fixedProfileSource(deps.profiles)
-    : profileSource({ file: config.profilesFile, log: deps.log, watchIntervalMs: deps.profilesWatchIntervalMs });
-  const tls = { ca: config.ca, insecure: config.tlsInsecure };
-  const direct = new DirectAgents(tls);
-  const impersonating = new ImpersonatingClients(config.tlsInsecure);
-  const exitsConfig = exitsSource({ file: config.proxiesFile, list: config.proxies, log: deps.log, watchIntervalMs: deps.profilesWatchIntervalMs });
+    : profileSource({ file: config.UPSTREAM_PROFILES_FILE, log: deps.log, watchIntervalMs: deps.profilesWatchIntervalMs });
   const health = deps.exitHealth ?? new MemoryExitHealth(deps.exitHealthOptions);
   const router = new ExitRouter(exitsConfig.current(), health, deps.exitEvents, Date.now, (proxy) => impersonating.forget(proxy.url));
   exitsConfig.onChange((c) => router.configure(c));
   /** Launched (or connected) only when a browser profile is first used. */
   let browsers: BrowserPool | undefined;
-  const breakers = new Breakers({ threshold: config.breakerThreshold, restMs: config.breakerRestMs, maxRestMs: config.breakerMaxRestMs });
+  const breakers = new Breakers({ threshold: config.UPSTREAM_BREAKER_THRESHOLD, restMs: config.UPSTREAM_BREAKER_REST_MS, maxRestMs: config.UPSTREAM_BREAKER_MAX_REST_MS });
   const parsers: ParserTable = { ...PARSERS, ...deps.parsers } as ParserTable;
-  const threads = config.parseThreads > 0 ? createParsePool(config.parseThreads) : undefined;
+  const threads = config.PARSE_THREADS > 0 ? createParsePool(config.PARSE_THREADS) : undefined;
   /** Scrapes in progress in this process. */
   let scraping = 0;
   const parsed = { inline: 0, threads: 0 };
@@ -296,8 +295,8 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
     parsed.inline++;
     return parsePage(endpoint, body, parsers[endpoint] as ParserTable[E]);
   };
-  const urlContext: UrlContext = { baseUrl: config.baseUrl, uuleFor: (name) => locations.uuleFor(name) };
-  const settings: FetchSettings = { timeoutMs: config.timeoutMs, maxBodyBytes: config.maxBodyBytes, tls };
+  const urlContext: UrlContext = { baseUrl: config.UPSTREAM_BASE_URL, uuleFor: (name) => locations.uuleFor(name) };
+  const settings: FetchSettings = { timeoutMs: config.UPSTREAM_TIMEOUT_MS, maxBodyBytes: config.UPSTREAM_MAX_BODY_BYTES, tls };
 
   /** The profile's transport: got over Node's TLS, impit with a browser's, or a real browser. */
   const send = (profile: Profile, url: string, params: JobParams, proxy: Proxy | undefined, signal?: AbortSignal, jar?: ReadonlyMap<string, string>): Promise<FetchResult> => {
@@ -305,7 +304,7 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
     const headers = profile.transport === "browser" ? headersFor(profile, params) : withJar(headersFor(profile, params), jar);
     if (profile.transport === "impersonate") return impersonating.fetch({ url, headers, browser: profile.browser!, proxy, signal }, settings);
     if (profile.transport === "browser") {
-      browsers ??= new BrowserPool(config.browser, tls);
+      browsers ??= new BrowserPool(browserOptionsOf(config), tls);
       const { device = "desktop", language, country } = params;
       return browsers.fetch({ url, headers, userAgent: profile.userAgent, device, language, country, proxy, signal, ...(jar?.size ? { cookies: jar } : {}) }, settings);
     }
@@ -337,9 +336,9 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
 
   /** The upstream's absolute URL, on the base URL when one stands in for the real hosts. */
   const rebase = (url: string): string => {
-    if (!config.baseUrl) return url;
+    if (!config.UPSTREAM_BASE_URL) return url;
     const u = new URL(url);
-    return `${config.baseUrl}${u.pathname}${u.search}`;
+    return `${config.UPSTREAM_BASE_URL}${u.pathname}${u.search}`;
   };
 
   /**
@@ -409,7 +408,7 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
       }
     };
     try {
-      while (index < rungs.length && tries.length < config.maxTries) {
+      while (index < rungs.length && tries.length < config.UPSTREAM_MAX_TRIES) {
         signal?.throwIfAborted();
         const { profile, sells } = rungs[index]!;
         // The rungs of one search stay on one session (its challenge and its results page), unless it failed.
@@ -496,7 +495,7 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
     exitHealth: health,
     locations,
     parses: () => ({ ...parsed }),
-    browserPages: () => browsers?.pages() ?? { capacity: config.browser?.concurrency ?? BROWSER_DEFAULTS.concurrency, inUse: 0, waiting: 0 },
+    browserPages: () => browsers?.pages() ?? { capacity: config.BROWSER_CONCURRENCY, inUse: 0, waiting: 0 },
     close,
   };
 }
