@@ -8,6 +8,7 @@ import request from "supertest";
 import { JOB_ERRORS, newJobId } from "@serp/shared";
 import { QUEUE_CATALOG, keySpace } from "@serp/store";
 import { createUpstream, readUpstreamEnv } from "@serp/upstream";
+import { loadEnv as loadWorkerEnv } from "@serp/worker/env";
 import { createWorkerRuntime } from "@serp/worker/runtime";
 import { REDIS_URL, fixturesAvailable, pollUntilFinal, silent, startStack, type Stack } from "../support/stack.js";
 
@@ -183,9 +184,10 @@ d("live jobs fetched while they are marked started", () => {
     await stack.api.queues.live.add("web-search", { jobId: id, params }, { ...QUEUE_CATALOG.live.jobOptions, jobId: id });
 
     const upstream = createUpstream(readUpstreamEnv({ UPSTREAM_BASE_URL: stack.replay.url, UPSTREAM_TIMEOUT_MS: 5_000, PARSE_THREADS: 0 }));
-    const worker = await createWorkerRuntime({
-      redisUrl: REDIS_URL, prefix: stack.prefix, queues: ["live"], concurrency: 1, retentionSeconds: 600, scraper: upstream, logger: silent,
-    });
+    const worker = await createWorkerRuntime(
+      loadWorkerEnv({ REDIS_URL, SERP_PREFIX: stack.prefix, WORKER_QUEUES: "live", WORKER_CONCURRENCY: "1", JOB_RETENTION_SECONDS: "600" }),
+      { scraper: upstream, logger: silent },
+    );
     try {
       const until = Date.now() + 5_000;
       while ((await stack.api.queues.live.getJobState(id)) !== "completed" && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
@@ -238,10 +240,11 @@ d("a job BullMQ gives up on", () => {
 
     // The next worker's stalled-job check finds it; allowed no stall, BullMQ fails it there.
     const upstream = createUpstream(readUpstreamEnv({ UPSTREAM_BASE_URL: stack.replay.url, UPSTREAM_TIMEOUT_MS: 5_000, PARSE_THREADS: 0 }));
-    const worker = await createWorkerRuntime({
-      redisUrl: REDIS_URL, prefix: stack.prefix, queues: ["fast"], concurrency: 1, retentionSeconds: 600, scraper: upstream, logger: silent,
-      lockDurationMs: 300, maxStalledCount: 0, webhooks: false,
-    });
+    const worker = await createWorkerRuntime(
+      // A lock shorter than WORKER_LOCK_MS allows, so the stalled job is retaken at once.
+      { ...loadWorkerEnv({ REDIS_URL, SERP_PREFIX: stack.prefix, WORKER_QUEUES: "fast", WORKER_CONCURRENCY: "1", JOB_RETENTION_SECONDS: "600" }), WORKER_LOCK_MS: 300 },
+      { scraper: upstream, logger: silent, maxStalledCount: 0, webhooks: false },
+    );
     try {
       const final = await pollUntilFinal(() => request(stack.api.app).get(`/v1/jobs/${id}`).set("Authorization", auth));
       expect(await stack.api.queues.fast.getJobState(id)).toBe("failed");

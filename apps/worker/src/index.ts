@@ -2,10 +2,10 @@ import type { Worker } from "bullmq";
 import { pino } from "pino";
 import { createMetrics } from "@serp/metrics";
 import { Closers, LogOutput, onShutdown } from "@serp/shared";
-import { createRedis, keySpace, openPageBlobs, redisTargetOf, RedisExitHealth, UpstreamStatusBoard } from "@serp/store";
+import { createRedis, keySpace, redisTargetOf, RedisExitHealth, UpstreamStatusBoard } from "@serp/store";
 import { CaptchaSolver, captchaOptionsOf, ConfigFileError, createUpstream, exitHealthOptionsOf, ExitsConfigError } from "@serp/upstream";
 import { drainWorkers, trackJobsInFlight, workerShutdownBounds } from "./drain.js";
-import { loadEnv, webhookOptions } from "./env.js";
+import { loadEnv } from "./env.js";
 import { startHealthServer, workerReadiness, type HealthServer } from "./health.js";
 import { createWorkerRuntime, type WorkerRuntime } from "./runtime.js";
 import { scrapeGauges } from "./scrape-gauges.js";
@@ -118,25 +118,7 @@ onShutdown(closers, {
   again: forceStop,
 });
 
-const rt = await createWorkerRuntime({
-  redisUrl: redisTargetOf(env),
-  databaseUrl: env.DATABASE_URL,
-  prefix: env.SERP_PREFIX,
-  queues: env.WORKER_QUEUES,
-  concurrency: env.WORKER_CONCURRENCY,
-  accountShare: env.WORKER_ACCOUNT_SHARE,
-  retentionSeconds: env.JOB_RETENTION_SECONDS,
-  jobHotSeconds: env.JOB_HOT_SECONDS,
-  rawHtmlRetentionSeconds: env.RAW_HTML_RETENTION_SECONDS,
-  pageBlobs: openPageBlobs(env),
-  cache: { ttlSeconds: env.CACHE_TTL_SECONDS, hitCredits: env.CACHE_HIT_CREDITS, scope: env.CACHE_SCOPE },
-  lockDurationMs: env.WORKER_LOCK_MS,
-  sweep: { graceMs: env.JOB_SWEEP_GRACE_MS },
-  scraper: upstream,
-  logger,
-  metrics,
-  webhooks: webhookOptions(env),
-});
+const rt = await createWorkerRuntime(env, { scraper: upstream, logger, metrics });
 const upstreamWatch = watchUpstream({
   upstream,
   board: new UpstreamStatusBoard(rt.store, rt.keys),
