@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { Agent, request } from "node:http";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createUpstream } from "@serp/upstream";
+import { createUpstream, readUpstreamEnv } from "@serp/upstream";
 import { freePort } from "../test/support/redis-server.js";
 import { childEnv, startStack, type Stack } from "../test/support/stack.js";
 import { fmt, hostSteal, percentile, runIfMain, signed, type Row } from "./lib.js";
@@ -30,7 +30,7 @@ export async function benchLiveLatency(n = 200): Promise<Row[]> {
     service(stack, "worker", { ...common, WORKER_QUEUES: "live", WORKER_CONCURRENCY: "4" }),
   ];
   const url = `http://127.0.0.1:${port}/v1/jobs`;
-  const direct = createUpstream({ baseUrl: stack.replay.url, timeoutMs: 5_000 });
+  const direct = createUpstream(readUpstreamEnv({ UPSTREAM_BASE_URL: stack.replay.url, UPSTREAM_TIMEOUT_MS: 5_000, PARSE_THREADS: 0 }));
   const params = { query: "coffee", country: "us" as const, language: "en", page: 1, device: "desktop" as const };
   const body = JSON.stringify({ endpoint: "web-search", params: { query: "coffee" }, queue: "live" });
 

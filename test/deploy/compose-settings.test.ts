@@ -10,7 +10,6 @@ import yaml from "yaml";
 import { loadEnv as apiEnv } from "@serp/api/env";
 import { loadEnv as workerEnv } from "@serp/worker/env";
 import { apiShutdownBounds } from "../../apps/api/src/ops/http-shutdown.js";
-import { loadOpsSettings } from "../../apps/api/src/ops/settings.js";
 import { workerShutdownBounds } from "../../apps/worker/src/drain.js";
 import { ROOT } from "../ops/support.js";
 import { settingsReadByCode } from "../support/settings-read.js";
@@ -57,7 +56,7 @@ describe("docker-compose.yml, as the apps read it", () => {
   test("no published port serves /metrics: the API's is on METRICS_PORT, the workers' on HEALTH_PORT, neither published", () => {
     for (const [name, s] of apps) {
       const env = environmentOf(s);
-      const metricsPort = isApi(s) ? (loadOpsSettings(env).METRICS_PORT ?? apiEnv(env).PORT) : workerEnv(env).HEALTH_PORT;
+      const metricsPort = isApi(s) ? (apiEnv(env).METRICS_PORT ?? apiEnv(env).PORT) : workerEnv(env).HEALTH_PORT;
       const published = (s.ports ?? []).map((p) => Number(String(p).split(":").at(-1)));
       expect({ name, metricsPort, published: published.includes(metricsPort!) }).toEqual({ name, metricsPort: 9100, published: false });
     }

@@ -9,7 +9,6 @@ import { join, posix } from "node:path";
 import { loadEnv as apiEnv } from "@serp/api/env";
 import { loadEnv as workerEnv } from "@serp/worker/env";
 import { BROWSER_DEFAULTS } from "@serp/upstream";
-import { loadOpsSettings } from "../../apps/api/src/ops/settings.js";
 import { ROOT } from "../ops/support.js";
 import { settingsReadByCode } from "../support/settings-read.js";
 import { OVERLAYS, componentOf, envOf, kubectlAvailable, matches, named, podOf, render, serviceWorkloads, type K8sObject, type Overlay } from "./support.js";
@@ -179,8 +178,8 @@ function browserPageMb(): Map<number, number> {
 function metricsServedBy(objects: K8sObject[], w: K8sObject): { port: number | undefined; token: string | undefined } {
   const env = envOf(objects, podOf(w).spec.containers[0]);
   if (componentOf(w) === "api") {
-    const ops = loadOpsSettings(env);
-    return { port: ops.METRICS_PORT ?? apiEnv(env).PORT, token: ops.METRICS_TOKEN };
+    const parsed = apiEnv(env);
+    return { port: parsed.METRICS_PORT ?? parsed.PORT, token: parsed.METRICS_TOKEN };
   }
   const parsed = workerEnv(env);
   return { port: parsed.HEALTH_PORT, token: parsed.METRICS_TOKEN };

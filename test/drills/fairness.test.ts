@@ -8,7 +8,8 @@
  * for B's whole backlog: seconds to minutes.
  */
 import request from "supertest";
-import { createUpstream } from "@serp/upstream";
+import { createUpstream, readUpstreamEnv } from "@serp/upstream";
+import { loadEnv as loadWorkerEnv } from "@serp/worker/env";
 import { createWorkerRuntime } from "@serp/worker/runtime";
 import { Receiver } from "../webhooks/receiver.js";
 import { REDIS_URL, silent, startStack, type Stack } from "../support/stack.js";
@@ -46,10 +47,13 @@ describe.each([1, 2])("live jobs, %i worker process(es), upstream answering afte
   beforeAll(async () => {
     stack = await startStack({ workerQueues: ["live"], concurrency: 8, accountShare: Number(process.env.DRILL_SHARE ?? 0.75), replay: { faults: { latencyMs: 1_000 } } });
     if (processes === 2) {
-      secondUpstream = createUpstream({ baseUrl: stack.replay.url, timeoutMs: 5_000, parseThreads: 0 });
-      second = await createWorkerRuntime({
-        redisUrl: REDIS_URL, prefix: stack.prefix, queues: ["live"], concurrency: 8, retentionSeconds: 3600, scraper: secondUpstream, logger: silent, webhooks: false,
-      });
+      secondUpstream = createUpstream(readUpstreamEnv({ UPSTREAM_BASE_URL: stack.replay.url, UPSTREAM_TIMEOUT_MS: 5_000, PARSE_THREADS: 0 }));
+      second = await createWorkerRuntime(
+        loadWorkerEnv({
+          REDIS_URL, SERP_PREFIX: stack.prefix, WORKER_QUEUES: "live", WORKER_CONCURRENCY: "8", JOB_RETENTION_SECONDS: "3600",
+        }),
+        { scraper: secondUpstream, logger: silent, webhooks: false },
+      );
     }
   });
   afterAll(async () => {

@@ -12,10 +12,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import request from "supertest";
 import { chromium, type BrowserServer } from "playwright-core";
-import { BROWSER_DEFAULTS, profileTable, PROFILE_SETS, type UpstreamOptions } from "@serp/upstream";
+import { BROWSER_DEFAULTS, profileTable, PROFILE_SETS } from "@serp/upstream";
 import type { ReplayServer } from "@serp/replay";
 import { ROOT } from "../ops/support.js";
-import { fixturesAvailable, startStack, type Stack } from "../support/stack.js";
+import { caFileOf, fixturesAvailable, startStack, type Stack } from "../support/stack.js";
 
 const CHROMIUM = process.env.BROWSER_EXECUTABLE_PATH ?? BROWSER_DEFAULTS.executablePath;
 const d = fixturesAvailable && existsSync(CHROMIUM) ? describe : describe.skip;
@@ -43,7 +43,7 @@ const CASES: [string, Record<string, unknown>, string][] = [
   ["web-autocomplete", { query: "cheesecake" }, "suggestions"],
 ];
 
-async function stackWithBrowser(browser: (replay: ReplayServer) => UpstreamOptions): Promise<Stack> {
+async function stackWithBrowser(browser: (replay: ReplayServer) => Record<string, unknown>): Promise<Stack> {
   return startStack({
     replay: { https: true, guard: "2026-11" },
     upstreamTimeoutMs: 20_000,
@@ -63,7 +63,7 @@ d("the browser tier end to end (local Chromium)", () => {
   let accountId: string;
   beforeAll(async () => {
     // A private CA for the local browser (trusted by its public key), as for every other transport.
-    stack = await stackWithBrowser((replay) => ({ ca: replay.certPem, browser: { concurrency: 2 } }));
+    stack = await stackWithBrowser((replay) => ({ UPSTREAM_CA_FILE: caFileOf(replay), BROWSER_CONCURRENCY: 2 }));
     ({ auth, accountId } = await stack.account(100));
   }, 60_000);
   afterAll(() => stack?.close());
@@ -132,7 +132,7 @@ d("the browser tier end to end (a remote browser)", () => {
         await new Promise((r) => setTimeout(r, 100));
       }
       const cdpUrl = `http://127.0.0.1:${readFileSync(file, "utf8").split("\n")[0]}`;
-      stack = await stackWithBrowser(() => ({ tlsInsecure: true, browser: { cdpUrl } }));
+      stack = await stackWithBrowser(() => ({ UPSTREAM_TLS_INSECURE: true, BROWSER_CDP_URL: cdpUrl }));
       const { auth } = await stack.account(10);
       const launchedBefore = browserPids().length;
       for (const [endpoint, params] of [CASES[0]!, CASES[4]!]) {
@@ -153,7 +153,7 @@ d("the browser tier end to end (a remote browser)", () => {
     try {
       server = await chromium.launchServer({ executablePath: CHROMIUM, headless: true, chromiumSandbox: false, args: FLAGS });
       const wsEndpoint = server.wsEndpoint();
-      stack = await stackWithBrowser(() => ({ tlsInsecure: true, browser: { wsEndpoint } }));
+      stack = await stackWithBrowser(() => ({ UPSTREAM_TLS_INSECURE: true, BROWSER_WS_ENDPOINT: wsEndpoint }));
       const { auth } = await stack.account(10);
       for (const [endpoint, params] of [CASES[0]!, CASES[7]!]) {
         const res = await liveJob(stack, auth, endpoint, params);

@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import request from "supertest";
 import { BROWSER_DEFAULTS, CaptchaSolver } from "@serp/upstream";
-import { fixturesAvailable, startStack, type Stack } from "../support/stack.js";
+import { caFileOf, fixturesAvailable, startStack, type Stack } from "../support/stack.js";
 import { browserOnlyTable, startExitFleet, type ExitFleet } from "../support/exits.js";
 import { startFakeSolver, type FakeSolver } from "../support/captcha-solver.js";
 
@@ -27,7 +27,7 @@ d("the CAPTCHA rung on the browser rung", () => {
     stack = await startStack({
       replay: { https: true, guard: "2026-11", fallback: true, exits: { ...fleet.exits, budget: { searches: 1, windowMs: 60_000, flagMs: 60_000 } } },
       upstreamTimeoutMs: 20_000,
-      upstream: (replay) => ({ ca: replay.certPem, proxies: [fleet.static[0]!.url], browser: { concurrency: 1 } }),
+      upstream: (replay) => ({ UPSTREAM_CA_FILE: caFileOf(replay), UPSTREAM_PROXIES: [fleet.static[0]!.url], BROWSER_CONCURRENCY: 1 }),
       upstreamDeps: { profiles: BROWSER_ONLY, captcha: new CaptchaSolver({ url: solver.url, key: "solver-key-2", pollMs: 50 }) },
       workerQueues: ["live"],
     });

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import request from "supertest";
 import { BROWSER_DEFAULTS } from "@serp/upstream";
-import { fixturesAvailable, startStack, type Stack } from "../support/stack.js";
+import { caFileOf, fixturesAvailable, startStack, type Stack } from "../support/stack.js";
 import { browserOnlyTable, startExitFleet, type ExitFleet } from "../support/exits.js";
 
 const CHROMIUM = process.env.BROWSER_EXECUTABLE_PATH ?? BROWSER_DEFAULTS.executablePath;
@@ -38,7 +38,7 @@ d("the browser rung through exits under the challenge", () => {
     stack = await startStack({
       replay: { https: true, guard: "2026-11", fallback: true, exits: fleet.exits },
       upstreamTimeoutMs: 20_000,
-      upstream: (replay) => ({ ca: replay.certPem, proxiesFile: pools, browser: { concurrency: 2 } }),
+      upstream: (replay) => ({ UPSTREAM_CA_FILE: caFileOf(replay), UPSTREAM_PROXIES_FILE: pools, BROWSER_CONCURRENCY: 2 }),
       upstreamDeps: { profiles: BROWSER_ONLY },
       workerQueues: ["live"],
     });

@@ -35,7 +35,7 @@ d("the CAPTCHA rung", () => {
     const stack = await startStack({
       workerQueues: ["live"],
       replay: { fallback: true, exits: { ...fleet.exits, budget: BUDGET } },
-      upstream: () => ({ proxies: [fleet.static[0]!.url] }),
+      upstream: () => ({ UPSTREAM_PROXIES: [fleet.static[0]!.url] }),
       upstreamDeps: captcha ? { captcha } : {},
     });
     stacks.push(stack);

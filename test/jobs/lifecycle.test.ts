@@ -7,7 +7,8 @@ import { Redis } from "ioredis";
 import request from "supertest";
 import { JOB_ERRORS, newJobId } from "@serp/shared";
 import { QUEUE_CATALOG, keySpace, paramsHashOf, scrapePayloadOf } from "@serp/store";
-import { createUpstream } from "@serp/upstream";
+import { createUpstream, readUpstreamEnv } from "@serp/upstream";
+import { loadEnv as loadWorkerEnv } from "@serp/worker/env";
 import { createWorkerRuntime } from "@serp/worker/runtime";
 import { REDIS_URL, fixturesAvailable, pollUntilFinal, silent, startStack, type Stack } from "../support/stack.js";
 
@@ -184,10 +185,11 @@ d("live jobs fetched while they are marked started", () => {
     stack.replay.setFaults({ latencyMs: 300 });
     await stack.api.queues.live.add("web-search", scrapePayloadOf({ id, endpoint: "web-search", queue: "live", params }, accountId), { ...QUEUE_CATALOG.live.jobOptions, jobId: id });
 
-    const upstream = createUpstream({ baseUrl: stack.replay.url, timeoutMs: 5_000 });
-    const worker = await createWorkerRuntime({
-      redisUrl: REDIS_URL, prefix: stack.prefix, queues: ["live"], concurrency: 1, retentionSeconds: 600, scraper: upstream, logger: silent,
-    });
+    const upstream = createUpstream(readUpstreamEnv({ UPSTREAM_BASE_URL: stack.replay.url, UPSTREAM_TIMEOUT_MS: 5_000, PARSE_THREADS: 0 }));
+    const worker = await createWorkerRuntime(
+      loadWorkerEnv({ REDIS_URL, SERP_PREFIX: stack.prefix, WORKER_QUEUES: "live", WORKER_CONCURRENCY: "1", JOB_RETENTION_SECONDS: "600" }),
+      { scraper: upstream, logger: silent },
+    );
     try {
       const until = Date.now() + 5_000;
       while ((await stack.api.queues.live.getJobState(id)) !== "completed" && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
@@ -224,9 +226,10 @@ d("live jobs fetched while they are marked started", () => {
       const old = queue === "live" ? { jobId: id, params, accountId } : { jobId: id, accountId };
       await stack.api.queues[queue].add("web-search", old, { ...QUEUE_CATALOG[queue].jobOptions, jobId: id });
     }
-    const worker = await createWorkerRuntime({
-      redisUrl: REDIS_URL, prefix: stack.prefix, queues: ["live", "fast"], concurrency: 1, retentionSeconds: 600, scraper: stack.upstream, logger: silent, webhooks: false,
-    });
+    const worker = await createWorkerRuntime(
+      loadWorkerEnv({ REDIS_URL, SERP_PREFIX: stack.prefix, WORKER_QUEUES: "live,fast", WORKER_CONCURRENCY: "1", JOB_RETENTION_SECONDS: "600" }),
+      { scraper: stack.upstream, logger: silent, webhooks: false },
+    );
     try {
       for (const id of Object.values(ids)) {
         const final = await pollUntilFinal(async () => ({ status: 200, body: { job: (await stack.api.jobs.get(id))!.job } }));
@@ -265,11 +268,12 @@ d("a job BullMQ gives up on", () => {
     expect(await stack.api.queues.fast.getJobState(id)).toBe("active");
 
     // The next worker's stalled-job check finds it; allowed no stall, BullMQ fails it there.
-    const upstream = createUpstream({ baseUrl: stack.replay.url, timeoutMs: 5_000 });
-    const worker = await createWorkerRuntime({
-      redisUrl: REDIS_URL, prefix: stack.prefix, queues: ["fast"], concurrency: 1, retentionSeconds: 600, scraper: upstream, logger: silent,
-      lockDurationMs: 300, maxStalledCount: 0, webhooks: false,
-    });
+    const upstream = createUpstream(readUpstreamEnv({ UPSTREAM_BASE_URL: stack.replay.url, UPSTREAM_TIMEOUT_MS: 5_000, PARSE_THREADS: 0 }));
+    const worker = await createWorkerRuntime(
+      // A lock shorter than WORKER_LOCK_MS allows, so the stalled job is retaken at once.
+      { ...loadWorkerEnv({ REDIS_URL, SERP_PREFIX: stack.prefix, WORKER_QUEUES: "fast", WORKER_CONCURRENCY: "1", JOB_RETENTION_SECONDS: "600" }), WORKER_LOCK_MS: 300 },
+      { scraper: upstream, logger: silent, maxStalledCount: 0, webhooks: false },
+    );
     try {
       const final = await pollUntilFinal(() => request(stack.api.app).get(`/v1/jobs/${id}`).set("Authorization", auth));
       expect(await stack.api.queues.fast.getJobState(id)).toBe("failed");

@@ -3,7 +3,8 @@
  * script; these tests prove the number it gets (default, override, none) and the 429 it answers.
  */
 import request from "supertest";
-import { createUpstream } from "@serp/upstream";
+import { createUpstream, readUpstreamEnv } from "@serp/upstream";
+import { loadEnv as loadWorkerEnv } from "@serp/worker/env";
 import { createWorkerRuntime } from "@serp/worker/runtime";
 import { REDIS_URL, pollUntilFinal, silent, startStack, type Stack } from "../support/stack.js";
 
@@ -37,10 +38,11 @@ describe("jobs in flight", () => {
     // Refused: nothing reserved, nothing stored.
     expect(await stack.api.accounts.get(accountId)).toMatchObject({ reserved: 2 });
 
-    const upstream = createUpstream({ baseUrl: stack.replay.url, timeoutMs: 5_000 });
-    const worker = await createWorkerRuntime({
-      redisUrl: REDIS_URL, prefix: stack.prefix, queues: ["fast"], concurrency: 2, retentionSeconds: 3600, scraper: upstream, logger: silent,
-    });
+    const upstream = createUpstream(readUpstreamEnv({ UPSTREAM_BASE_URL: stack.replay.url, UPSTREAM_TIMEOUT_MS: 5_000, PARSE_THREADS: 0 }));
+    const worker = await createWorkerRuntime(
+      loadWorkerEnv({ REDIS_URL, SERP_PREFIX: stack.prefix, WORKER_QUEUES: "fast", WORKER_CONCURRENCY: "2", JOB_RETENTION_SECONDS: "3600" }),
+      { scraper: upstream, logger: silent },
+    );
     try {
       for (const res of [first, second]) {
         await pollUntilFinal(() => request(stack.api.app).get(`/v1/jobs/${res.body.job.id}`).set("Authorization", auth));

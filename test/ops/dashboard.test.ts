@@ -5,23 +5,15 @@
  */
 import request from "supertest";
 import { keySpace, UpstreamStatusBoard } from "@serp/store";
-import { loadOpsSettings } from "../../apps/api/src/ops/settings.js";
+import { loadEnv } from "@serp/api/env";
 import { startStack, type Stack } from "../support/stack.js";
 
 const TOKEN = "adm_0123456789abcdef0123456789";
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
 
-/** Builds a stack while ADMIN_TOKEN holds `token` (the ops module reads it when the app is built). */
-async function stackWithAdminToken(token: string | undefined): Promise<Stack> {
-  const saved = process.env.ADMIN_TOKEN;
-  if (token === undefined) delete process.env.ADMIN_TOKEN;
-  else process.env.ADMIN_TOKEN = token;
-  try {
-    return await startStack({ workerQueues: [] });
-  } finally {
-    if (saved === undefined) delete process.env.ADMIN_TOKEN;
-    else process.env.ADMIN_TOKEN = saved;
-  }
+/** Builds a stack whose API settings hold ADMIN_TOKEN=`token` (read with the rest of the API's settings). */
+function stackWithAdminToken(token: string | undefined): Promise<Stack> {
+  return startStack({ workerQueues: [], ...(token === undefined ? {} : { env: { ADMIN_TOKEN: token } }) });
 }
 
 describe("queue dashboard without ADMIN_TOKEN", () => {
@@ -93,13 +85,13 @@ describe("queue dashboard with ADMIN_TOKEN", () => {
 
 describe("ADMIN_TOKEN setting", () => {
   test("a token shorter than 16 characters is refused (the API stops at boot)", () => {
-    expect(() => loadOpsSettings({ ADMIN_TOKEN: "short" })).toThrow(/ADMIN_TOKEN must be at least 16 characters/);
+    expect(() => loadEnv({ ADMIN_TOKEN: "short" })).toThrow(/ADMIN_TOKEN must be at least 16 characters/);
   });
 
   test("an empty or blank token counts as unset", () => {
-    expect(loadOpsSettings({ ADMIN_TOKEN: "" }).ADMIN_TOKEN).toBeUndefined();
-    expect(loadOpsSettings({ ADMIN_TOKEN: "   " }).ADMIN_TOKEN).toBeUndefined();
-    expect(loadOpsSettings({}).ADMIN_TOKEN).toBeUndefined();
-    expect(loadOpsSettings({ ADMIN_TOKEN: TOKEN }).ADMIN_TOKEN).toBe(TOKEN);
+    expect(loadEnv({ ADMIN_TOKEN: "" }).ADMIN_TOKEN).toBeUndefined();
+    expect(loadEnv({ ADMIN_TOKEN: "   " }).ADMIN_TOKEN).toBeUndefined();
+    expect(loadEnv({}).ADMIN_TOKEN).toBeUndefined();
+    expect(loadEnv({ ADMIN_TOKEN: TOKEN }).ADMIN_TOKEN).toBe(TOKEN);
   });
 });

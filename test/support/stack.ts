@@ -3,7 +3,7 @@
  * upstream, on the real Redis the test command started (REDIS_URL), under a key prefix of its own.
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino, type Logger } from "pino";
@@ -12,9 +12,10 @@ import { loadEnv } from "@serp/api/env";
 import { createApiRuntime, type ApiRuntime } from "@serp/api/runtime";
 import { startReplayServer, type ReplayOptions, type ReplayServer } from "@serp/replay";
 import type { QueueName } from "@serp/shared";
-import { createUpstream, profileTable, shippedProfilesFile, type UpstreamDeps, type UpstreamOptions } from "@serp/upstream";
-import { createWorkerRuntime, type WebhookOptions, type WorkerRuntime, type WorkerRuntimeOptions } from "@serp/worker/runtime";
-import { createPgPool, createRedis, migrate, openPageBlobs, redisTargetOf, withSchema } from "@serp/store";
+import { createUpstream, profileTable, readUpstreamEnv, shippedProfilesFile, type UpstreamDeps } from "@serp/upstream";
+import { loadEnv as loadWorkerEnv } from "@serp/worker/env";
+import { createWorkerRuntime, type WorkerRuntime, type WorkerRuntimeDeps } from "@serp/worker/runtime";
+import { createPgPool, createRedis, migrate, redisTargetOf, withSchema } from "@serp/store";
 import { FIXTURES_DIR, GEOTARGETS_DIR, fixturesAvailable, geotargetsAvailable } from "../../packages/upstream/test/fixtures-dir.js";
 
 export { FIXTURES_DIR, fixturesAvailable, geotargetsAvailable };
@@ -52,23 +53,48 @@ export interface StackOptions {
   /** Parse threads of the workers' upstream (as PARSE_THREADS); 0, parsing on the event loop, unless set. */
   parseThreads?: number;
   withGeotargets?: boolean;
-  /** Webhook delivery options for the workers (createWorkerRuntime's `webhooks`). */
+  /** Webhook delivery for the workers (their WEBHOOK_* settings; private targets refused unless allowed here), or false for none. */
   webhooks?: WebhookOptions | false;
   /** The API's logger (silent unless set). */
   apiLogger?: Logger;
-  /** More upstream settings for the workers (a browser, breakers…), given the replay's URL and certificate. */
-  upstream?: (replay: ReplayServer) => UpstreamOptions;
+  /** More upstream settings for the workers (a browser, breakers…), as the environment names them, given the replay (`caFileOf` for its certificate). */
+  upstream?: (replay: ReplayServer) => Record<string, unknown>;
   upstreamDeps?: UpstreamDeps;
-  /** The workers' accountShare (createWorkerRuntime's; its default unless set). */
+  /** The workers' WORKER_ACCOUNT_SHARE (its default unless set). */
   accountShare?: number;
-  /** The workers' JOB_HOT_SECONDS (createWorkerRuntime's jobHotSeconds). */
+  /** The workers' JOB_HOT_SECONDS. */
   jobHotSeconds?: number;
   /** The workers' metrics (none unless set). */
-  workerMetrics?: WorkerRuntimeOptions["metrics"];
+  workerMetrics?: WorkerRuntimeDeps["metrics"];
   /** The workers' sweeper of jobs never queued (createWorkerRuntime's `sweep`; its defaults unless set). */
-  sweep?: WorkerRuntimeOptions["sweep"];
+  sweep?: WorkerRuntimeDeps["sweep"];
   /** The workers' sweeper of pages past their retention (createWorkerRuntime's `rawPageSweep`; its defaults unless set). */
-  rawPageSweep?: WorkerRuntimeOptions["rawPageSweep"];
+  rawPageSweep?: WorkerRuntimeDeps["rawPageSweep"];
+}
+
+/** The workers' webhook settings, by the names tests give them. */
+export interface WebhookOptions {
+  allowPrivateTargets?: boolean;
+  timeoutMs?: number;
+  concurrency?: number;
+  retryDelaysMs?: readonly number[];
+}
+
+/** Options given, as the workers' settings (WEBHOOK_*, WORKER_*) name them. */
+function workerSettings(o: StackOptions, queues: readonly QueueName[]): Record<string, string> {
+  const w = o.webhooks || {};
+  const given = {
+    WORKER_QUEUES: queues.join(","),
+    WORKER_CONCURRENCY: o.concurrency ?? 8,
+    WORKER_LOCK_MS: 5_000,
+    WORKER_ACCOUNT_SHARE: o.accountShare,
+    JOB_HOT_SECONDS: o.jobHotSeconds,
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: w.allowPrivateTargets ?? false,
+    WEBHOOK_TIMEOUT_MS: w.timeoutMs,
+    WEBHOOK_CONCURRENCY: w.concurrency,
+    WEBHOOK_RETRY_DELAYS_MS: w.retryDelaysMs?.join(","),
+  };
+  return Object.fromEntries(Object.entries(given).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)]])));
 }
 
 export interface Stack {
@@ -87,20 +113,27 @@ export interface Stack {
   close(): Promise<void>;
 }
 
+/** The replay's self-signed certificate in a file, for UPSTREAM_CA_FILE (as `npm run replay` writes it). */
+export function caFileOf(replay: ReplayServer): string {
+  const file = join(tmpdir(), `replay-${replay.port}-cert.pem`);
+  writeFileSync(file, replay.certPem ?? "");
+  return file;
+}
+
 export async function startStack(o: StackOptions = {}): Promise<Stack> {
   const prefix = `t${randomBytes(5).toString("hex")}`;
   const replay = await startReplayServer({ dir: FIXTURES_DIR, ...o.replay });
   const geotargetsDir = o.withGeotargets && geotargetsAvailable ? GEOTARGETS_DIR : undefined;
   const upstream = createUpstream(
-    {
-      baseUrl: replay.url,
-      timeoutMs: o.upstreamTimeoutMs ?? 5_000,
-      geotargetsDir,
-      parseThreads: o.parseThreads,
+    readUpstreamEnv({
+      UPSTREAM_BASE_URL: replay.url,
+      UPSTREAM_TIMEOUT_MS: o.upstreamTimeoutMs ?? 5_000,
+      GEOTARGETS_DIR: geotargetsDir,
+      PARSE_THREADS: o.parseThreads ?? 0,
       // A file's tests inject faults one after another; rungs set aside by one test would change the next.
-      breakerThreshold: 1_000,
+      UPSTREAM_BREAKER_THRESHOLD: 1_000,
       ...o.upstream?.(replay),
-    },
+    }),
     { profiles: WITHOUT_BROWSER, ...o.upstreamDeps },
   );
   const redisUrl = o.redisUrl ?? REDIS_URL;
@@ -110,31 +143,20 @@ export async function startStack(o: StackOptions = {}): Promise<Stack> {
   if (databaseUrl) await migrate(databaseUrl);
   // Kept pages in a folder of the stack's own, removed at close, unless the test names a folder or a bucket.
   const tempPages = o.env?.RAW_PAGES_DIR || o.env?.RAW_PAGES_S3_BUCKET ? undefined : mkdtempSync(join(tmpdir(), `serp-pages-${prefix}-`));
-  const env = loadEnv({
+  const source = {
     REDIS_URL: redisUrl, SERP_PREFIX: prefix, LOG_LEVEL: "silent", ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}), ...(tempPages ? { RAW_PAGES_DIR: tempPages } : {}), ...o.env,
-  });
+  };
+  const env = loadEnv(source);
   const api = await createApiRuntime(env, o.apiLogger ?? silent, upstream.locations);
   const queues = o.workerQueues ?? ["live", "fast", "regular"];
   const worker = queues.length
-    ? await createWorkerRuntime({
-        redisUrl: redisTargetOf(env),
-        databaseUrl: env.DATABASE_URL,
-        prefix,
-        queues,
-        concurrency: o.concurrency ?? 8,
-        retentionSeconds: env.JOB_RETENTION_SECONDS,
-        rawHtmlRetentionSeconds: env.RAW_HTML_RETENTION_SECONDS,
-        pageBlobs: openPageBlobs(env),
-        rawPageSweep: o.rawPageSweep,
-        cache: { ttlSeconds: env.CACHE_TTL_SECONDS, hitCredits: env.CACHE_HIT_CREDITS, scope: env.CACHE_SCOPE },
+    ? await createWorkerRuntime(loadWorkerEnv({ ...source, ...workerSettings(o, queues) }), {
         scraper: upstream,
         logger: silent,
-        lockDurationMs: 5_000,
-        webhooks: o.webhooks,
-        accountShare: o.accountShare,
-        jobHotSeconds: o.jobHotSeconds,
         metrics: o.workerMetrics,
         sweep: o.sweep,
+        rawPageSweep: o.rawPageSweep,
+        ...(o.webhooks === false ? { webhooks: false as const } : {}),
       })
     : undefined;
   // Through the sentinels when the stack has them, following their failovers as the service does.

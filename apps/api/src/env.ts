@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { envProblems, processEnv } from "@serp/shared";
+import { loadConfig, metricsEnv, processEnv, tokenSetting } from "@serp/shared";
 import { checkRawPagesEnv, limitsEnv, storeEnv } from "@serp/store";
 import { locationsEnv } from "@serp/upstream";
 
@@ -25,27 +25,21 @@ const apiEnv = z.object({
   API_KEY: z.string().regex(/^sk_[A-Za-z0-9_]{8,200}$/, "API_KEY must start with sk_").optional(),
   API_KEY_CREDITS: z.coerce.number().int().min(0).default(1000),
   PUBLIC_BASE_URL: z.string().url().optional(),
+  /** Opens /admin/queues and /admin/upstream to whoever presents it (Bearer, or basic auth password); unset: they are absent. */
+  ADMIN_TOKEN: tokenSetting("ADMIN_TOKEN"),
+  /** Serve /metrics on this port of its own (on HOST) instead of the API's; with METRICS_TOKEN, closed there too. */
+  METRICS_PORT: z.preprocess((v) => v || undefined, z.coerce.number().int().min(0).max(65_535).optional()),
 });
 
 /** Settings the API reads, validated once at boot (fails before a port is opened). */
-const schema = z.object({ ...storeEnv.shape, ...limitsEnv.shape, ...locationsEnv.shape, ...processEnv.shape, ...apiEnv.shape }).superRefine(checkRawPagesEnv);
+const schema = z
+  .object({ ...storeEnv.shape, ...limitsEnv.shape, ...locationsEnv.shape, ...processEnv.shape, ...metricsEnv.shape, ...apiEnv.shape })
+  .superRefine(checkRawPagesEnv);
 export type ApiEnv = Readonly<z.infer<typeof schema>>;
 
-/**
- * A setting the API cannot start with. index.ts reports it as one line naming the setting and the
- * rule, and exits 78 (EX_CONFIG): the operator has something to fix, not a stack trace to read.
- */
-export class ConfigError extends Error {
-  override readonly name = "ConfigError";
-  constructor(problems: string[]) {
-    super(`Invalid API configuration: ${problems.join("; ")}`);
-  }
-}
-
+/** Throws ConfigError (`Invalid API configuration: NAME: rule`), which index.ts logs as one line before exiting 78. */
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
-  const parsed = schema.safeParse(source);
-  if (!parsed.success) throw new ConfigError(envProblems(parsed.error));
-  return Object.freeze(parsed.data);
+  return loadConfig(schema, "API", source);
 }
 
 /**

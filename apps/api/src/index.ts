@@ -1,30 +1,27 @@
 import { createServer, type Server } from "node:http";
 import { pino } from "pino";
-import { LogOutput, onShutdown } from "@serp/shared";
+import { ConfigError, LogOutput, onShutdown } from "@serp/shared";
 import { ConfigFileError, Locations } from "@serp/upstream";
 import { createMetricsApp } from "./app.js";
 import { publicBaseUrl } from "./compat/links.js";
-import { ConfigError, httpServerSettings, loadEnv, type ApiEnv } from "./env.js";
+import { httpServerSettings, loadEnv, type ApiEnv } from "./env.js";
 import { apiShutdownBounds, drainable } from "./ops/http-shutdown.js";
 import { startDraining } from "./ops/readiness.js";
-import { loadOpsSettings, type OpsSettings } from "./ops/settings.js";
 import { createApiRuntime, ensureApiKeyAccount } from "./runtime.js";
 
 /** Log lines go to standard output; a reader that stalls or is gone never holds the process up. */
 const output = new LogOutput();
 
 /**
- * Every setting is checked before anything connects (the ops settings too, which the app reads when
- * it is built, and the geotargets files): a bad one is a single fatal log line naming the setting and
+ * Every setting is checked before anything connects (the geotargets files too): a bad one is a single fatal log line naming the setting and
  * its rule, then exit 78 (EX_CONFIG: npm start's supervisor does not restart it, scripts/supervise.mjs).
  */
-function configuration(): { env: ApiEnv; locations: Locations; ops: OpsSettings } {
+function configuration(): { env: ApiEnv; locations: Locations } {
   try {
     const env = loadEnv();
-    const ops = loadOpsSettings();
     // With a location list configured, unknown locations are refused and look-ups work.
     const locations = env.GEOTARGETS_DIR ? Locations.fromDirectory(env.GEOTARGETS_DIR) : Locations.empty();
-    return { env, locations, ops };
+    return { env, locations };
   } catch (err) {
     if (!(err instanceof ConfigError || err instanceof ConfigFileError)) throw err;
     pino({ base: { app: "api" } }, output).fatal(err.message);
@@ -32,7 +29,7 @@ function configuration(): { env: ApiEnv; locations: Locations; ops: OpsSettings 
   }
 }
 
-const { env, locations, ops } = configuration();
+const { env, locations } = configuration();
 const logger = pino({ level: env.LOG_LEVEL, base: { app: "api" } }, output);
 if (!env.PUBLIC_BASE_URL) {
   logger.warn({ base: publicBaseUrl(env) }, "PUBLIC_BASE_URL is not set: links in responses reach this machine only");
@@ -54,21 +51,21 @@ server.once("error", (err) => {
 server.listen(env.PORT, env.HOST, () => {
   const { address, port } = listeningOn(server, env.PORT);
   logger.info({ address, port }, `API listening on ${urlOf(address, port)}`);
-  if (!ops.METRICS_TOKEN && ops.METRICS_PORT === undefined && !isLoopback(address)) {
+  if (!env.METRICS_TOKEN && env.METRICS_PORT === undefined && !isLoopback(address)) {
     logger.warn("GET /metrics is open to whoever reaches this address: set METRICS_TOKEN, or METRICS_PORT to serve it elsewhere");
   }
 });
 
 // METRICS_PORT: /metrics on a port of its own (same HOST), off the API's port.
-if (ops.METRICS_PORT !== undefined) {
-  const metricsServer = createServer(createMetricsApp(rt.ctx, ops.METRICS_TOKEN));
+if (env.METRICS_PORT !== undefined) {
+  const metricsServer = createServer(createMetricsApp(rt.ctx, env.METRICS_TOKEN));
   metricsServer.once("error", (err) => {
     logger.fatal({ err }, "cannot listen (METRICS_PORT)");
     process.exit(1);
   });
-  metricsServer.listen(ops.METRICS_PORT, env.HOST, () => {
-    const { address, port } = listeningOn(metricsServer, ops.METRICS_PORT!);
-    logger.info({ address, port }, `metrics on ${urlOf(address, port)}/metrics${ops.METRICS_TOKEN ? " (behind METRICS_TOKEN)" : ""}`);
+  metricsServer.listen(env.METRICS_PORT, env.HOST, () => {
+    const { address, port } = listeningOn(metricsServer, env.METRICS_PORT!);
+    logger.info({ address, port }, `metrics on ${urlOf(address, port)}/metrics${env.METRICS_TOKEN ? " (behind METRICS_TOKEN)" : ""}`);
   });
   rt.closers.add("metrics server", () => new Promise<void>((resolve) => {
     metricsServer.close(() => resolve());

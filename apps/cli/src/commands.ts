@@ -47,14 +47,14 @@ export async function runCommand(positionals: string[], values: CliValues, out: 
   const keys = keySpace(env.SERP_PREFIX);
   /** The API's defaults, read from the same variables the API reads. */
   const limitDefaults = { ratePerMinute: env.RATE_LIMIT_PER_MINUTE, maxInFlight: env.MAX_JOBS_IN_FLIGHT };
-  const chosen = await chooseRedis({ ...env, REDIS_URL: process.env.REDIS_URL, REDIS_DATA_DIR: process.env.REDIS_DATA_DIR });
+  const chosen = await chooseRedis(env);
   note(chosen.note);
   const redis = createRedis(chosen.url, "command", "cli");
   redis.on("error", () => undefined);
   let pg: Awaited<ReturnType<typeof connectPostgres>> | undefined;
   try {
     await waitReady(redis, 5_000);
-    const database = await chooseDatabase({ DATABASE_URL: process.env.DATABASE_URL, PG_DATA_DIR: process.env.PG_DATA_DIR });
+    const database = await chooseDatabase(env);
     note(database.note);
     pg = database.url ? await connectPostgres(database.url, "cli") : undefined;
     const accounts = new AccountStore(redis, keys, 0, pg);

@@ -15,7 +15,7 @@ export interface DatabaseChoice {
   note: string;
 }
 
-export async function chooseDatabase(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Promise<DatabaseChoice> {
+export async function chooseDatabase(env: { DATABASE_URL?: string; PG_DATA_DIR?: string }, cwd = process.cwd()): Promise<DatabaseChoice> {
   if (env.DATABASE_URL) return { url: env.DATABASE_URL, note: `using PostgreSQL ${redact(env.DATABASE_URL)} (DATABASE_URL)` };
   const { url: recorded, file } = recordedUrl(env.PG_DATA_DIR || DEFAULT_DATA_DIR, URL_FILE, cwd);
   if (recorded && (await answers(recorded, 5432))) return { url: recorded, note: `using PostgreSQL ${redact(recorded)}, the one npm start runs (named in ${file})` };

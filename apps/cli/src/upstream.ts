@@ -17,7 +17,6 @@ import {
   PROFILE_SETS,
   runCanary,
   readUpstreamEnv,
-  upstreamOptionsOf,
   type ProfileSet,
   type UpstreamStatus,
 } from "@serp/upstream";
@@ -35,7 +34,7 @@ export async function canaryCommand(kinds: string | undefined, json: boolean, ou
   const settings = chooseUpstreamSettings(process.env);
   note(settings.note);
   const env = readUpstreamEnv(settings.env);
-  const upstream = createUpstream(upstreamOptionsOf(env));
+  const upstream = createUpstream(env);
   try {
     const report = await runCanary(upstream, { productId: env.CANARY_PRODUCT_ID, kinds: chosen as ProfileSet[] | undefined });
     out(json ? JSON.stringify(report, null, 2) : formatCanary(report));

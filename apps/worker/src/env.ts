@@ -1,10 +1,8 @@
 import { z } from "zod";
-import { envProblems, metricsEnv, processEnv, QUEUES, type QueueName } from "@serp/shared";
+import { loadConfig, metricsEnv, processEnv, QUEUES, type QueueName } from "@serp/shared";
 import { checkRawPagesEnv, storeEnv } from "@serp/store";
-import { upstreamEnv } from "@serp/upstream";
-import { WORKER_DEFAULTS } from "./defaults.js";
+import { checkUpstreamEnv, upstreamEnv } from "@serp/upstream";
 import { SWEEPER_DEFAULTS } from "./sweeper.js";
-import type { WebhookOptions } from "./webhooks/index.js";
 
 const queueList = z
   .string()
@@ -21,11 +19,9 @@ const workerEnv = z.object({
    * The share of this process's slots per queue (scrape and webhook) one account may hold; its
    * other jobs wait a moment so another account finds a free slot (docs/FAIRNESS.md). 1: no cap.
    */
-  WORKER_ACCOUNT_SHARE: z.coerce.number().gt(0).max(1).default(WORKER_DEFAULTS.accountShare),
-  /** Threads parsing pages beside the event loop, so parsing never delays I/O; 0 parses on the event loop. */
-  PARSE_THREADS: z.coerce.number().int().min(0).max(64).default(1),
+  WORKER_ACCOUNT_SHARE: z.coerce.number().gt(0).max(1).default(0.75),
   /** A job's lock without renewal: after a worker dies, its jobs are taken again after about this long. */
-  WORKER_LOCK_MS: z.coerce.number().int().min(1_000).max(600_000).default(WORKER_DEFAULTS.lockDurationMs),
+  WORKER_LOCK_MS: z.coerce.number().int().min(1_000).max(600_000).default(15_000),
   /** How long jobs in flight may take to finish after SIGTERM before they are handed back (empty: default). */
   WORKER_SHUTDOWN_TIMEOUT_MS: z.preprocess((v) => v || undefined, z.coerce.number().int().min(0).max(600_000).default(25_000)),
   /**
@@ -43,10 +39,11 @@ const workerEnv = z.object({
   HOST: z.string().min(1).default("127.0.0.1"),
   /** Serve the webhooks queue in this process (deliveries are enqueued either way). */
   WEBHOOK_WORKER: z.stringbool().default(true),
-  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(WORKER_DEFAULTS.webhookTimeoutMs),
+  /** A receiver that has not answered in this long counts as a failed delivery attempt. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   /** Deliveries in flight in this process (each mostly waits on a receiver). */
-  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(WORKER_DEFAULTS.webhookConcurrency),
-  /** Comma-separated retry delays in ms, replacing the default schedule (for tests and drills). */
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(32),
+  /** Comma-separated retry delays in ms, replacing the default schedule WEBHOOK_RETRY_DELAYS_MS of the store (for tests and drills). */
   WEBHOOK_RETRY_DELAYS_MS: z
     .string()
     .regex(/^\s*\d+(\s*,\s*\d+)*\s*$/, "must be comma-separated milliseconds, such as 5000,30000,120000")
@@ -55,30 +52,13 @@ const workerEnv = z.object({
 });
 
 /** Settings a worker process reads, validated once at boot. */
-const schema = z.object({ ...storeEnv.shape, ...upstreamEnv.shape, ...processEnv.shape, ...metricsEnv.shape, ...workerEnv.shape }).superRefine(checkRawPagesEnv);
+const schema = z
+  .object({ ...storeEnv.shape, ...upstreamEnv.shape, ...processEnv.shape, ...metricsEnv.shape, ...workerEnv.shape })
+  .superRefine(checkRawPagesEnv)
+  .superRefine(checkUpstreamEnv);
 export type WorkerEnv = Readonly<z.infer<typeof schema>> & { WORKER_QUEUES: QueueName[] };
 
-/** The runtime's webhook options from the environment (createWorkerRuntime's `webhooks`). */
-export function webhookOptions(env: WorkerEnv): WebhookOptions {
-  return {
-    serve: env.WEBHOOK_WORKER,
-    allowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS,
-    timeoutMs: env.WEBHOOK_TIMEOUT_MS,
-    concurrency: env.WEBHOOK_CONCURRENCY,
-    ...(env.WEBHOOK_RETRY_DELAYS_MS ? { retryDelaysMs: env.WEBHOOK_RETRY_DELAYS_MS } : {}),
-  };
-}
-
-/** A setting the worker refuses: one line naming each (index.ts logs it and exits 78, EX_CONFIG). */
-export class WorkerConfigError extends Error {
-  override readonly name = "WorkerConfigError";
-  constructor(problems: string[]) {
-    super(`Invalid worker configuration: ${problems.join("; ")}`);
-  }
-}
-
+/** Throws ConfigError (`Invalid worker configuration: NAME: rule`), which index.ts logs as one line before exiting 78. */
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): WorkerEnv {
-  const parsed = schema.safeParse(source);
-  if (!parsed.success) throw new WorkerConfigError(envProblems(parsed.error));
-  return Object.freeze(parsed.data);
+  return loadConfig(schema, "worker", source);
 }

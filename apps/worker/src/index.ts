@@ -2,10 +2,10 @@ import type { Worker } from "bullmq";
 import { pino } from "pino";
 import { createMetrics } from "@serp/metrics";
 import { Closers, LogOutput, onShutdown } from "@serp/shared";
-import { createRedis, keySpace, openPageBlobs, redisTargetOf, RedisExitHealth, UpstreamStatusBoard } from "@serp/store";
-import { CaptchaSolver, captchaOptionsOf, ConfigFileError, createUpstream, exitHealthOptionsOf, upstreamOptionsOf } from "@serp/upstream";
+import { createRedis, keySpace, redisTargetOf, RedisExitHealth, UpstreamStatusBoard } from "@serp/store";
+import { CaptchaSolver, captchaOptionsOf, ConfigFileError, createUpstream, exitHealthOptionsOf, ExitsConfigError } from "@serp/upstream";
 import { drainWorkers, trackJobsInFlight, workerShutdownBounds } from "./drain.js";
-import { loadEnv, webhookOptions } from "./env.js";
+import { loadEnv } from "./env.js";
 import { startHealthServer, workerReadiness, type HealthServer } from "./health.js";
 import { createWorkerRuntime, type WorkerRuntime } from "./runtime.js";
 import { scrapeGauges } from "./scrape-gauges.js";
@@ -21,14 +21,14 @@ const output = new LogOutput();
 function configuration() {
   try {
     const env = loadEnv();
-    return { env, fromEnv: upstreamOptionsOf(env), exitOptions: exitHealthOptionsOf(env), captchaOptions: captchaOptionsOf(env) };
+    return { env, exitOptions: exitHealthOptionsOf(env), captchaOptions: captchaOptionsOf(env) };
   } catch (err) {
-    // Only settings are read here (the upstream's include its CA file): any failure is one.
+    // Only settings are read here: any failure is one.
     pino({ base: { app: "worker" } }, output).fatal(String((err as Error).message ?? err).replace(/\s*\n\s*/g, "; "));
     process.exit(78);
   }
 }
-const { env, fromEnv, exitOptions, captchaOptions } = configuration();
+const { env, exitOptions, captchaOptions } = configuration();
 const { WORKER_SHUTDOWN_TIMEOUT_MS } = env;
 /** Past the deadline, handing jobs back and closing get until handBackMs; the closers after them until exitAfterMs. */
 const { handBackMs, exitAfterMs } = workerShutdownBounds(WORKER_SHUTDOWN_TIMEOUT_MS);
@@ -39,7 +39,7 @@ const exitRedis = createRedis(redisTargetOf(env), "command", "worker-exits");
 exitRedis.on("error", (err) => logger.debug({ err: err.message }, "redis exits error"));
 const upstream = configured(() =>
   createUpstream(
-  { ...fromEnv, parseThreads: env.PARSE_THREADS },
+  env,
   {
     log: (level, msg, fields) => logger[level](fields ?? {}, msg),
     exitHealth: new RedisExitHealth(exitRedis, keySpace(env.SERP_PREFIX), exitOptions),
@@ -60,18 +60,18 @@ const upstream = configured(() =>
 );
 if (captchaOptions) logger.warn({ maxPerHour: captchaOptions.maxPerHour }, "CAPTCHA solving is ON (CAPTCHA_SOLVER_URL): /sorry/ pages are solved through a paid solver; see the legal note in docs/operations.md");
 
-/** The configuration files (profile table, geotargets, proxies) are settings too: a bad one is one fatal line, then exit 78. */
+/** The configuration files (profile table, geotargets, proxies, CA) are settings too: a bad one is one fatal line, then exit 78. */
 function configured<T>(load: () => T): T {
   try {
     return load();
   } catch (err) {
-    if (!(err instanceof ConfigFileError)) throw err;
+    if (!(err instanceof ConfigFileError || err instanceof ExitsConfigError)) throw err;
     logger.fatal(err.message);
     process.exit(78);
   }
 }
-if (fromEnv.tlsInsecure) logger.warn("UPSTREAM_TLS_INSECURE=true: upstream certificates are NOT checked (upstream requests only)");
-else if (fromEnv.ca && hasImpersonating()) {
+if (env.UPSTREAM_TLS_INSECURE) logger.warn("UPSTREAM_TLS_INSECURE=true: upstream certificates are NOT checked (upstream requests only)");
+else if (env.UPSTREAM_CA_FILE && hasImpersonating()) {
   logger.warn("UPSTREAM_CA_FILE is trusted by the http transport only: impersonating profiles cannot take a CA, so against a private-CA upstream they fail unless UPSTREAM_TLS_INSECURE=true");
 }
 
@@ -118,25 +118,7 @@ onShutdown(closers, {
   again: forceStop,
 });
 
-const rt = await createWorkerRuntime({
-  redisUrl: redisTargetOf(env),
-  databaseUrl: env.DATABASE_URL,
-  prefix: env.SERP_PREFIX,
-  queues: env.WORKER_QUEUES,
-  concurrency: env.WORKER_CONCURRENCY,
-  accountShare: env.WORKER_ACCOUNT_SHARE,
-  retentionSeconds: env.JOB_RETENTION_SECONDS,
-  jobHotSeconds: env.JOB_HOT_SECONDS,
-  rawHtmlRetentionSeconds: env.RAW_HTML_RETENTION_SECONDS,
-  pageBlobs: openPageBlobs(env),
-  cache: { ttlSeconds: env.CACHE_TTL_SECONDS, hitCredits: env.CACHE_HIT_CREDITS, scope: env.CACHE_SCOPE },
-  lockDurationMs: env.WORKER_LOCK_MS,
-  sweep: { graceMs: env.JOB_SWEEP_GRACE_MS },
-  scraper: upstream,
-  logger,
-  metrics,
-  webhooks: webhookOptions(env),
-});
+const rt = await createWorkerRuntime(env, { scraper: upstream, logger, metrics });
 const upstreamWatch = watchUpstream({
   upstream,
   board: new UpstreamStatusBoard(rt.store, rt.keys),

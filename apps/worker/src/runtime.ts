@@ -3,74 +3,49 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Metrics } from "@serp/metrics";
 import { Closers, JOB_ERRORS, type QueueName } from "@serp/shared";
-import { CacheFills, DEFAULT_JOB_HOT_SECONDS, DEFAULT_RAW_HTML_RETENTION_SECONDS, DEFAULT_RAW_PAGES_DIR, FolderPageBlobs, type PageBlobs, JobArchive, JobStore, LedgerDrainer, QUEUE_CATALOG, openScrapeQueues, RawPageStore, ResultCache, type CacheScope, createRedis, type RedisTarget, openPostgres, keySpace, waitReady, type KeySpace, type QueueHost } from "@serp/store";
-import { WORKER_DEFAULTS } from "./defaults.js";
+import { CacheFills, JobArchive, JobStore, LedgerDrainer, QUEUE_CATALOG, openPageBlobs, openScrapeQueues, RawPageStore, ResultCache, createRedis, openPostgres, keySpace, redisTargetOf, waitReady, type KeySpace, type QueueHost, type RedisTarget } from "@serp/store";
+import type { WorkerEnv } from "./env.js";
 import { FairShare } from "./fair-share.js";
 import { RetryLater, createProcessor, type KnownJob, type Scraper } from "./processor.js";
 import type { WorkerCache } from "./cache.js";
 import { Sweeper, settleAbandoned, type SweeperOptions } from "./sweeper.js";
 import { RawPageSweeper, type RawPageSweeperOptions } from "./raw-page-sweeper.js";
-import { startWebhooks, type WebhookOptions } from "./webhooks/index.js";
+import { startWebhooks } from "./webhooks/index.js";
 
-export type { WebhookOptions };
-
-export interface WorkerRuntimeOptions {
-  /** REDIS_URL, or the Sentinel set (`redisTargetOf(env)`). */
-  redisUrl: RedisTarget;
-  /** PostgreSQL (DATABASE_URL), migrated in the background; this process drains the ledger stream into it. Unset: none. */
-  databaseUrl?: string;
-  prefix: string;
-  queues: readonly QueueName[];
-  concurrency: number;
-  retentionSeconds: number;
-  /** How long a final job stays whole in Redis once archived in PostgreSQL (JOB_HOT_SECONDS). Default 3600. */
-  jobHotSeconds?: number;
-  /** Seconds each completed job's upstream page is kept, compressed (RAW_HTML_RETENTION_SECONDS); 0 keeps none. Default 3600. */
-  rawHtmlRetentionSeconds?: number;
-  /** Where the pages' bytes go (openPageBlobs: RAW_PAGES_DIR or RAW_PAGES_S3_BUCKET), closed with the runtime. Default: the folder .raw-pages. */
-  pageBlobs?: PageBlobs;
-  /** The sweeper of pages past their retention in the page store: its interval; false turns it off. */
-  rawPageSweep?: RawPageSweeperOptions | false;
+/** What the runtime is given besides its settings. */
+export interface WorkerRuntimeDeps {
   scraper: Scraper;
   logger: Logger;
-  /**
-   * The result cache (CACHE_TTL_SECONDS, CACHE_HIT_CREDITS, CACHE_SCOPE; default 3600, 1 and account):
-   * jobs that opted in are looked up before they fetch, and fill it once completed. ttlSeconds 0 turns it off.
-   */
-  cache?: { ttlSeconds: number; hitCredits: number; scope?: CacheScope };
-  /** How long a job's lock lasts without renewal: a killed worker's job is retaken after this. */
-  lockDurationMs?: number;
-  /** Stalls (its worker died holding it) a job survives; one more fails it. Default 2. */
-  maxStalledCount?: number;
   metrics?: Metrics;
   /** More follow-up when a job is final, after the webhook enqueue; see ProcessorDeps.onFinal. */
   onFinal?: (jobId: string, known?: KnownJob) => Promise<void>;
-  /**
-   * Webhook delivery (on by default): final jobs with a postbackUrl are enqueued on the webhooks
-   * queue, and this process serves it unless `serve: false`. `false` turns both off.
-   */
-  webhooks?: WebhookOptions | false;
-  /**
-   * The share of this process's slots on each queue (scrape and webhook) one account may hold; its
-   * other jobs wait a moment, so another account's job finds a free slot. Default 0.75; 1 turns
-   * the cap off (a single-tenant deployment). See docs/FAIRNESS.md.
-   */
-  accountShare?: number;
-  /** The sweeper of jobs never queued (apps/worker/src/sweeper.ts): its grace and interval; false turns it off. */
+  /** Stalls (its worker died holding it) a job survives; one more fails it. Default 2. */
+  maxStalledCount?: number;
+  /** The sweeper of pages past their retention in the page store: its interval; false turns it off. */
+  rawPageSweep?: RawPageSweeperOptions | false;
+  /** The sweeper of jobs never queued (sweeper.ts): its interval and batch (its grace is JOB_SWEEP_GRACE_MS); false turns it off. */
   sweep?: SweeperOptions | false;
+  /** false: no webhook delivery at all, not even enqueued (tests); else as WEBHOOK_* say. */
+  webhooks?: false;
 }
 
-/** BullMQ workers for the named queues, plus a watcher that settles jobs BullMQ gave up on. */
-export async function createWorkerRuntime(o: WorkerRuntimeOptions) {
+/**
+ * BullMQ workers for the queues WORKER_QUEUES names, plus a watcher that settles jobs BullMQ gave up
+ * on, all as the worker's parsed settings say (env.ts `loadEnv`): Redis and PostgreSQL, concurrency,
+ * retention, the result cache (CACHE_TTL_SECONDS 0 turns it off), kept pages, locks, the account
+ * share of slots (docs/FAIRNESS.md), the sweeper's grace and webhook delivery (WEBHOOK_*).
+ */
+export async function createWorkerRuntime(env: WorkerEnv, o: WorkerRuntimeDeps) {
   const closers = new Closers();
-  const keys = keySpace(o.prefix);
-  const store = createRedis(o.redisUrl, "worker", "worker-store");
+  const keys = keySpace(env.SERP_PREFIX);
+  const redisUrl = redisTargetOf(env);
+  const store = createRedis(redisUrl, "worker", "worker-store");
   store.on("error", (err) => o.logger.debug({ err: err.message }, "redis error"));
   closers.add("redis", () => store.quit().catch(() => store.disconnect()));
   await waitReady(store, 30_000);
   // Connected and migrated in the background (the first attempt is waited for): no job waits on
   // PostgreSQL, so the workers start without it; the ledger drains once it is reached.
-  const pg = o.databaseUrl ? openPostgres(o.databaseUrl, "worker", { info: (msg) => o.logger.info(msg), warn: (msg) => o.logger.warn(msg) }) : undefined;
+  const pg = env.DATABASE_URL ? openPostgres(env.DATABASE_URL, "worker", { info: (msg) => o.logger.info(msg), warn: (msg) => o.logger.warn(msg) }) : undefined;
   if (pg) {
     closers.add("postgres", () => pg.end());
     await pg.firstAttempt;
@@ -78,16 +53,16 @@ export async function createWorkerRuntime(o: WorkerRuntimeOptions) {
   // Settlements append to the ledger stream in Redis; this copies them into PostgreSQL (one process
   // at a time), so no job waits on PostgreSQL. Closed after the workers (added before them).
   // Archived with its ledger entry by the drainer; read from the archive past its hot window (webhooks).
-  const archive = pg ? new JobArchive(pg, store, keys, o.jobHotSeconds ?? DEFAULT_JOB_HOT_SECONDS, o.retentionSeconds) : undefined;
+  const archive = pg ? new JobArchive(pg, store, keys, env.JOB_HOT_SECONDS, env.JOB_RETENTION_SECONDS) : undefined;
   const ledger = pg ? new LedgerDrainer(store, keys, pg, { ...ledgerDrainerOptions(o), archive }).start() : undefined;
   if (ledger) closers.add("ledger drainer", () => ledger.stop());
   const purge = archive ? purgeArchive(archive, o.logger) : undefined;
   if (purge) closers.add("archive purge", () => clearInterval(purge));
-  const jobs = new JobStore(store, keys, o.retentionSeconds);
+  const jobs = new JobStore(store, keys, env.JOB_RETENTION_SECONDS);
   if (archive) jobs.readFromArchive(archive);
   /** Where this process's queues live: each worker opens its own connection, closed with the runtime. */
   const host: QueueHost = {
-    redisUrl: o.redisUrl,
+    redisUrl,
     prefix: keys.bullPrefix,
     closers,
     onError: (err, { queue, side }) =>
@@ -98,24 +73,24 @@ export async function createWorkerRuntime(o: WorkerRuntimeOptions) {
     o.webhooks === false
       ? undefined
       : await startWebhooks(
-          { store, host, keys, jobs, retentionSeconds: o.retentionSeconds, logger: o.logger, metrics: o.metrics },
-          { accountShare: o.accountShare, ...o.webhooks },
+          { store, host, keys, jobs, retentionSeconds: env.JOB_RETENTION_SECONDS, logger: o.logger, metrics: o.metrics },
+          env,
         );
   const onFinal = async (jobId: string, known?: KnownJob) => {
     await webhooks?.enqueue(jobId, known);
     await o.onFinal?.(jobId, known);
   };
-  const share = o.accountShare ?? WORKER_DEFAULTS.accountShare;
-  const fairShare = share < 1 ? new FairShare(o.concurrency, share) : undefined;
-  const blobs = o.pageBlobs ?? new FolderPageBlobs(DEFAULT_RAW_PAGES_DIR);
+  const share = env.WORKER_ACCOUNT_SHARE;
+  const fairShare = share < 1 ? new FairShare(env.WORKER_CONCURRENCY, share) : undefined;
+  const blobs = openPageBlobs(env);
   // Before the scrape workers, so it closes after them (they keep pages until they stop).
   closers.add("page store", () => blobs.close());
-  const rawPages = new RawPageStore(store, keys, blobs, o.rawHtmlRetentionSeconds ?? DEFAULT_RAW_HTML_RETENTION_SECONDS);
+  const rawPages = new RawPageStore(store, keys, blobs, env.RAW_HTML_RETENTION_SECONDS);
   const pageSweeper = o.rawPageSweep === false || !rawPages.enabled ? undefined : new RawPageSweeper({ redis: store, keys, pages: rawPages, logger: o.logger }, o.rawPageSweep);
   if (pageSweeper) closers.add("raw page sweeper", () => pageSweeper.stop());
-  const cache = await resultCache(o, keys, store, closers);
+  const cache = await resultCache(env, o.logger, redisUrl, { keys, store, closers });
   const processor = createProcessor({ jobs, scraper: o.scraper, logger: o.logger, metrics: o.metrics, onFinal, fairShare, rawPages, cache });
-  const lockDuration = o.lockDurationMs ?? WORKER_DEFAULTS.lockDurationMs;
+  const lockDuration = env.WORKER_LOCK_MS;
 
   /**
    * A job BullMQ fails on its own (its processor threw on the last attempt, or it stalled more
@@ -126,13 +101,13 @@ export async function createWorkerRuntime(o: WorkerRuntimeOptions) {
   const settle = settleAbandoned({ jobs, logger: o.logger, metrics: o.metrics, onFinal });
   const settleGivenUp = (jobId: string, failedReason: string) =>
     settle(jobId, `given up by the queue: ${failedReason}`).catch((err: Error) => o.logger.warn({ jobId, err: err.message }, "given-up job not settled"));
-  const sweeper = o.sweep === false ? undefined : sweeperOf(o, { redis: store, keys, jobs, host, settle });
+  const sweeper = o.sweep === false ? undefined : sweeperOf(o, { graceMs: env.JOB_SWEEP_GRACE_MS, ...o.sweep }, { redis: store, keys, jobs, host, settle });
   if (sweeper) closers.add("sweeper", () => sweeper.stop());
 
-  const workers = o.queues.map((name) => {
+  const workers = env.WORKER_QUEUES.map((name) => {
     // Each queue's worker parses its jobs with that queue's own payload schema.
     const worker = QUEUE_CATALOG[name].work(host, processor, {
-      concurrency: o.concurrency,
+      concurrency: env.WORKER_CONCURRENCY,
       lockDuration,
       stalledInterval: lockDuration,
       maxStalledCount: o.maxStalledCount ?? 2,
@@ -164,7 +139,7 @@ function purgeArchive(archive: JobArchive, logger: Logger): NodeJS.Timeout {
   return timer;
 }
 
-function ledgerDrainerOptions(o: WorkerRuntimeOptions) {
+function ledgerDrainerOptions(o: WorkerRuntimeDeps) {
   let failing = false;
   return {
     onState: (s: { pending: number; lagSeconds: number; fillRatio: number; postgresUp: boolean }) => {
@@ -191,20 +166,26 @@ export type WorkerRuntime = Awaited<ReturnType<typeof createWorkerRuntime>>;
 
 /** The sweeper, reading every scrape queue (through producers on the runtime's connection) for the jobs it checks. */
 function sweeperOf(
-  o: WorkerRuntimeOptions,
+  o: WorkerRuntimeDeps,
+  options: SweeperOptions,
   deps: { redis: Redis; keys: KeySpace; jobs: JobStore; host: QueueHost; settle: (jobId: string, why: string) => Promise<boolean> },
 ): Sweeper {
   const producers = openScrapeQueues(deps.host, deps.redis);
   const queues = Object.fromEntries(Object.entries(producers).map(([name, p]) => [name, p.queue])) as Record<QueueName, Queue>;
-  return new Sweeper({ ...deps, queues, logger: o.logger, metrics: o.metrics }, o.sweep || {});
+  return new Sweeper({ ...deps, queues, logger: o.logger, metrics: o.metrics }, options);
 }
 
 /** The result cache, with a subscription that wakes the jobs waiting for an identical job's fetch (none when off). */
-async function resultCache(o: WorkerRuntimeOptions, keys: KeySpace, store: Redis, closers: Closers): Promise<WorkerCache | undefined> {
-  const { ttlSeconds = 3600, hitCredits = 1, scope = "account" } = o.cache ?? {};
+async function resultCache(
+  env: Pick<WorkerEnv, "CACHE_TTL_SECONDS" | "CACHE_HIT_CREDITS" | "CACHE_SCOPE">,
+  logger: Logger,
+  redisUrl: RedisTarget,
+  { keys, store, closers }: { keys: KeySpace; store: Redis; closers: Closers },
+): Promise<WorkerCache | undefined> {
+  const { CACHE_TTL_SECONDS: ttlSeconds, CACHE_HIT_CREDITS: hitCredits, CACHE_SCOPE: scope } = env;
   if (ttlSeconds <= 0) return undefined;
-  const subscriber = createRedis(o.redisUrl, "subscriber", "worker-cache-sub");
-  subscriber.on("error", (err) => o.logger.debug({ err: err.message }, "redis cache subscriber error"));
+  const subscriber = createRedis(redisUrl, "subscriber", "worker-cache-sub");
+  subscriber.on("error", (err) => logger.debug({ err: err.message }, "redis cache subscriber error"));
   closers.add("redis cache subscriber", () => subscriber.quit().catch(() => subscriber.disconnect()));
   const fills = new CacheFills(subscriber, keys.cacheFilledChannel());
   await fills.start();

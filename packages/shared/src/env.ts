@@ -1,6 +1,8 @@
 /**
  * What every process's configuration shares: each app composes the env fragments of the packages it
- * uses (`storeEnv`, `upstreamEnv`…) and its own settings into one Zod schema, read once at boot.
+ * uses (`storeEnv`, `upstreamEnv`…) and its own settings into one Zod schema, and reads it once at
+ * boot with `loadConfig`. A fragment holds each variable's rule and default; factories take what it
+ * parses, so a new setting is written in its fragment and where it is used.
  */
 import { z } from "zod";
 
@@ -23,7 +25,32 @@ export const metricsEnv = z.object({
   METRICS_TOKEN: tokenSetting("METRICS_TOKEN"),
 });
 
-/** Each refused setting as `NAME: rule`, for the one line a process logs before it exits. */
+/** Each refused setting as `NAME: rule` (or the rule alone when it names the setting), for the one line a process logs before it exits. */
 export function envProblems(error: z.ZodError): string[] {
-  return error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+  return error.issues.map((i) => {
+    const name = i.path.join(".");
+    return !name || i.message.startsWith(name) ? i.message : `${name}: ${i.message}`;
+  });
+}
+
+/**
+ * A setting a process cannot start with. Each app reports it as one line naming the setting and the
+ * rule (the API and the workers log it and exit 78, EX_CONFIG; the CLI prints it with its usage):
+ * the operator has something to fix, not a stack trace to read.
+ */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+  constructor(
+    app: string,
+    readonly problems: string[],
+  ) {
+    super(`Invalid ${app} configuration: ${problems.join("; ")}`);
+  }
+}
+
+/** One process's settings, parsed with its schema and frozen; throws ConfigError naming each refused one. */
+export function loadConfig<S extends z.ZodType>(schema: S, app: string, source: Record<string, unknown>): Readonly<z.output<S>> {
+  const parsed = schema.safeParse(source);
+  if (!parsed.success) throw new ConfigError(app, envProblems(parsed.error));
+  return Object.freeze(parsed.data);
 }

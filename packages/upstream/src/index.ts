@@ -2,8 +2,7 @@
 export { classify, type UpstreamResponse } from "./classify.js";
 export { COVERAGE_THRESHOLDS, coverage, parsePage, understood, type Coverage, type Parsed } from "./coverage.js";
 export { ConfigFileError, GEOTARGETS_FILE_MAX_BYTES, PROFILES_FILE_MAX_BYTES, readConfigFile, type ConfigFileRule } from "./config-file.js";
-export { resolveUpstreamOptions, UPSTREAM_DEFAULTS, type ResolvedUpstreamOptions, type UpstreamOptions } from "./config.js";
-export { captchaOptionsOf, exitHealthOptionsOf, locationsEnv, readUpstreamEnv, upstreamEnv, upstreamOptionsOf, type UpstreamEnv } from "./env.js";
+export { browserOptionsOf, captchaOptionsOf, checkUpstreamEnv, exitHealthOptionsOf, locationsEnv, readUpstreamEnv, upstreamEnv, type UpstreamConfig, type UpstreamEnv } from "./env.js";
 export * from "./html/index.js";
 export * from "./values.js";
 export { DirectAgents, fetchPage, type FetchFailure, type FetchRequest, type FetchResult, type FetchSettings, type UpstreamTls } from "./fetch.js";

@@ -10,10 +10,10 @@ import { JOB_ERRORS, type BlocksByEndpoint, type Endpoint, type JobParams, type 
 import { Breakers, isSkip, type BreakerStatus, type Skip } from "./breakers.js";
 import { classify } from "./classify.js";
 import { FAILURES, TELLING, failureOfOutcome, outcomeOf, type FailureKind, type Outcome, type PageClass, type TryOutcome } from "./failures.js";
-import { resolveUpstreamOptions, type UpstreamOptions } from "./config.js";
 import { DirectAgents, fetchPage, postForm, withJar, type FetchResult, type FetchSettings } from "./fetch.js";
 import { CaptchaError, exemptionRequest, readSorryPage, type CaptchaSolver } from "./captcha.js";
-import { BROWSER_DEFAULTS, BrowserPool, type BrowserPages } from "./browser.js";
+import { BrowserPool, type BrowserPages } from "./browser.js";
+import { browserOptionsOf, readCaFile, type UpstreamConfig } from "./env.js";
 import { ImpersonatingClients } from "./impersonate.js";
 import { Locations } from "./locations.js";
 import { COVERAGE_THRESHOLDS, parsePage, understood, type Coverage, type Parsed } from "./coverage.js";
@@ -28,7 +28,6 @@ import { ExitRouter, isLease, type Lease, type RouterEvents } from "./exits/rout
 import { TRANSPORTS, type TransportClients } from "./transports.js";
 import { buildUrl, type UrlContext } from "./urls.js";
 
-export type { UpstreamOptions } from "./config.js";
 
 export interface TryRecord {
   url: string;
@@ -200,25 +199,25 @@ export interface Upstream {
   close(): Promise<void>;
 }
 
-export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = {}): Upstream {
-  const config = resolveUpstreamOptions(opts);
+/** Built from the upstream's parsed settings (env.ts: `readUpstreamEnv`, or a process's schema that composes `upstreamEnv`). */
+export function createUpstream(config: UpstreamConfig, deps: UpstreamDeps = {}): Upstream {
   const locations =
-    deps.locations ?? (config.geotargetsDir ? Locations.fromDirectory(config.geotargetsDir) : Locations.empty());
+    deps.locations ?? (config.GEOTARGETS_DIR ? Locations.fromDirectory(config.GEOTARGETS_DIR) : Locations.empty());
+  const tls = { ca: config.UPSTREAM_CA_FILE === undefined ? undefined : readCaFile(config.UPSTREAM_CA_FILE), insecure: config.UPSTREAM_TLS_INSECURE };
+  const direct = new DirectAgents(tls);
+  const impersonating = new ImpersonatingClients(config.UPSTREAM_TLS_INSECURE);
+  const exitsConfig = exitsSource({ file: config.UPSTREAM_PROXIES_FILE, list: config.UPSTREAM_PROXIES, log: deps.log, watchIntervalMs: deps.profilesWatchIntervalMs });
   const source: ProfileSource = deps.profiles
     ? fixedProfileSource(deps.profiles)
-    : profileSource({ file: config.profilesFile, log: deps.log, watchIntervalMs: deps.profilesWatchIntervalMs });
-  const tls = { ca: config.ca, insecure: config.tlsInsecure };
-  const direct = new DirectAgents(tls);
-  const impersonating = new ImpersonatingClients(config.tlsInsecure);
-  const exitsConfig = exitsSource({ file: config.proxiesFile, list: config.proxies, log: deps.log, watchIntervalMs: deps.profilesWatchIntervalMs });
+    : profileSource({ file: config.UPSTREAM_PROFILES_FILE, log: deps.log, watchIntervalMs: deps.profilesWatchIntervalMs });
   const health = deps.exitHealth ?? new MemoryExitHealth(deps.exitHealthOptions);
   const router = new ExitRouter(exitsConfig.current(), health, deps.exitEvents, Date.now, (proxy) => impersonating.forget(proxy.url));
   exitsConfig.onChange((c) => router.configure(c));
   /** Launched (or connected) only when a browser profile is first used. */
   let browsers: BrowserPool | undefined;
-  const breakers = new Breakers({ threshold: config.breakerThreshold, restMs: config.breakerRestMs, maxRestMs: config.breakerMaxRestMs });
+  const breakers = new Breakers({ threshold: config.UPSTREAM_BREAKER_THRESHOLD, restMs: config.UPSTREAM_BREAKER_REST_MS, maxRestMs: config.UPSTREAM_BREAKER_MAX_REST_MS });
   const parsers: ParserTable = { ...PARSERS, ...deps.parsers } as ParserTable;
-  const threads = config.parseThreads > 0 ? createParsePool(config.parseThreads) : undefined;
+  const threads = config.PARSE_THREADS > 0 ? createParsePool(config.PARSE_THREADS) : undefined;
   /** Scrapes in progress in this process. */
   let scraping = 0;
   const parsed = { inline: 0, threads: 0 };
@@ -236,10 +235,10 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
     parsed.inline++;
     return parsePage(endpoint, body, parsers[endpoint] as ParserTable[E]);
   };
-  const urlContext: UrlContext = { baseUrl: config.baseUrl, uuleFor: (name) => locations.uuleFor(name) };
-  const settings: FetchSettings = { timeoutMs: config.timeoutMs, maxBodyBytes: config.maxBodyBytes, tls };
+  const urlContext: UrlContext = { baseUrl: config.UPSTREAM_BASE_URL, uuleFor: (name) => locations.uuleFor(name) };
+  const settings: FetchSettings = { timeoutMs: config.UPSTREAM_TIMEOUT_MS, maxBodyBytes: config.UPSTREAM_MAX_BODY_BYTES, tls };
 
-  const clients: TransportClients = { settings, direct, impersonating, browsers: () => (browsers ??= new BrowserPool(config.browser, tls)) };
+  const clients: TransportClients = { settings, direct, impersonating, browsers: () => (browsers ??= new BrowserPool(browserOptionsOf(config), tls)) };
 
   /** One try: build, send, judge. */
   async function attempt<E extends Endpoint>(endpoint: E, params: JobParams, profile: Profile, lease: Lease | undefined, signal?: AbortSignal) {
@@ -267,9 +266,9 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
 
   /** The upstream's absolute URL, on the base URL when one stands in for the real hosts. */
   const rebase = (url: string): string => {
-    if (!config.baseUrl) return url;
+    if (!config.UPSTREAM_BASE_URL) return url;
     const u = new URL(url);
-    return `${config.baseUrl}${u.pathname}${u.search}`;
+    return `${config.UPSTREAM_BASE_URL}${u.pathname}${u.search}`;
   };
 
   /**
@@ -339,7 +338,7 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
       }
     };
     try {
-      while (index < rungs.length && tries.length < config.maxTries) {
+      while (index < rungs.length && tries.length < config.UPSTREAM_MAX_TRIES) {
         signal?.throwIfAborted();
         const { profile, sells } = rungs[index]!;
         // The rungs of one search stay on one session (its challenge and its results page), unless it failed.
@@ -424,7 +423,7 @@ export function createUpstream(opts: UpstreamOptions = {}, deps: UpstreamDeps = 
     exitHealth: health,
     locations,
     parses: () => ({ ...parsed }),
-    browserPages: () => browsers?.pages() ?? { capacity: config.browser?.concurrency ?? BROWSER_DEFAULTS.concurrency, inUse: 0, waiting: 0 },
+    browserPages: () => browsers?.pages() ?? { capacity: config.BROWSER_CONCURRENCY, inUse: 0, waiting: 0 },
     close,
   };
 }

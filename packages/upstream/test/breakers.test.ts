@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import type { JobParams, WebSearchBlocks } from "@serp/shared";
 import { PROFILE_SETS, profileTable } from "../src/profiles.js";
 import { createUpstream, UpstreamFailure } from "../src/scrape.js";
+import { readUpstreamEnv } from "../src/env.js";
 
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), "fixtures");
 const RESULTS = readFileSync(join(fixtures, "classify-results.html"), "utf8");
@@ -60,7 +61,7 @@ const parse = (body: string): WebSearchBlocks => ({
 const job: JobParams = { query: "coffee", country: "us", language: "en", page: 1, device: "desktop" };
 const REST = 400;
 const make = () =>
-  createUpstream({ baseUrl: base, breakerThreshold: 3, breakerRestMs: REST, breakerMaxRestMs: 4 * REST }, { profiles: table, parsers: { "web-search": parse } });
+  createUpstream(readUpstreamEnv({ UPSTREAM_BASE_URL: base, PARSE_THREADS: 0, UPSTREAM_BREAKER_THRESHOLD: 3, UPSTREAM_BREAKER_REST_MS: REST, UPSTREAM_BREAKER_MAX_REST_MS: 4 * REST }), { profiles: table, parsers: { "web-search": parse } });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("breakers", () => {
@@ -130,7 +131,7 @@ describe("breakers", () => {
 
   test("when every rung rests, the job fails at once, naming each rung for operators", async () => {
     const up = createUpstream(
-      { baseUrl: base, breakerThreshold: 2, breakerRestMs: 60_000 },
+      readUpstreamEnv({ UPSTREAM_BASE_URL: base, PARSE_THREADS: 0, UPSTREAM_BREAKER_THRESHOLD: 2, UPSTREAM_BREAKER_REST_MS: 60_000 }),
       { profiles: tableOf(["first"]), parsers: { "web-search": parse } },
     );
     try {

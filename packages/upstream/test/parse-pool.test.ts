@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Endpoint, JobParams } from "@serp/shared";
-import { resolveUpstreamOptions } from "../src/config.js";
+import { readUpstreamEnv } from "../src/env.js";
 import { parsePage } from "../src/coverage.js";
 import { createParsePool, type ParsePool } from "../src/parse-pool.js";
 import { PARSERS } from "../src/kinds/index.js";
@@ -74,9 +74,11 @@ describe("parse pool", () => {
   });
 
   test("the thread count is checked", () => {
-    expect(resolveUpstreamOptions({}).parseThreads).toBe(0);
-    expect(() => resolveUpstreamOptions({ parseThreads: -1 })).toThrow("parseThreads");
-    expect(() => resolveUpstreamOptions({ parseThreads: 1.5 })).toThrow("parseThreads");
+    // The deployed default (PARSE_THREADS, docs/DEFAULTS.md): one thread beside the event loop.
+    expect(readUpstreamEnv({}).PARSE_THREADS).toBe(1);
+    expect(readUpstreamEnv({ PARSE_THREADS: "0" }).PARSE_THREADS).toBe(0);
+    expect(() => readUpstreamEnv({ PARSE_THREADS: -1 })).toThrow("PARSE_THREADS");
+    expect(() => readUpstreamEnv({ PARSE_THREADS: 1.5 })).toThrow("PARSE_THREADS");
   });
 });
 
@@ -94,8 +96,8 @@ describe("scrape with parse threads", () => {
   const params: JobParams = { query: "coffee", country: "us", language: "en", page: 1, device: "desktop" };
 
   test("a job's blocks are the same with and without threads", async () => {
-    const threaded = createUpstream({ baseUrl: base, parseThreads: 1 });
-    const inline = createUpstream({ baseUrl: base });
+    const threaded = createUpstream(readUpstreamEnv({ UPSTREAM_BASE_URL: base, PARSE_THREADS: 1 }));
+    const inline = createUpstream(readUpstreamEnv({ UPSTREAM_BASE_URL: base, PARSE_THREADS: 0 }));
     try {
       const together = await Promise.all(Array.from({ length: 6 }, () => threaded.scrape("web-search", params)));
       const alone = await inline.scrape("web-search", params);
@@ -112,7 +114,7 @@ describe("scrape with parse threads", () => {
   });
 
   test("a scrape alone parses on the event loop even with threads, sparing the hand-over", async () => {
-    const threaded = createUpstream({ baseUrl: base, parseThreads: 1 });
+    const threaded = createUpstream(readUpstreamEnv({ UPSTREAM_BASE_URL: base, PARSE_THREADS: 1 }));
     try {
       for (let i = 0; i < 3; i++) await threaded.scrape("web-search", params);
       expect(threaded.parses()).toEqual({ inline: 3, threads: 0 });

@@ -11,8 +11,7 @@ import { fileURLToPath } from "node:url";
 import { JOB_ERRORS, type AutocompleteBlocks, type JobParams, type SellersBlocks, type WebSearchBlocks } from "@serp/shared";
 import { Locations } from "../src/locations.js";
 import { createUpstream, UpstreamFailure, type ParserTable, type UpstreamDeps } from "../src/scrape.js";
-import type { UpstreamOptions } from "../src/config.js";
-import { readUpstreamEnv, upstreamOptionsOf } from "../src/env.js";
+import { readUpstreamEnv } from "../src/env.js";
 import { parseProfileTable } from "../src/profiles.js";
 import { COVERAGE_THRESHOLDS } from "../src/coverage.js";
 import { cutInRegion } from "./cut-region.js";
@@ -122,8 +121,9 @@ const parsers: Partial<ParserTable> = {
 
 /** The old plain-HTTP ladder: its agents tell the stand-in server which rung asks. */
 const LEGACY = parseProfileTable(page("profiles-legacy.json"));
-const upstream = (opts: UpstreamOptions = {}, deps: UpstreamDeps = {}) =>
-  createUpstream({ baseUrl: base, timeoutMs: 2_000, ...opts }, { parsers, profiles: LEGACY, ...deps });
+/** `settings` as the environment names them (numbers and lists given as they are). */
+const upstream = (settings: Record<string, unknown> = {}, deps: UpstreamDeps = {}) =>
+  createUpstream(readUpstreamEnv({ UPSTREAM_BASE_URL: base, UPSTREAM_TIMEOUT_MS: 2_000, PARSE_THREADS: 0, ...settings }), { parsers, profiles: LEGACY, ...deps });
 const job = (p: Partial<JobParams> = {}): JobParams => ({ query: "coffee", country: "us", language: "en", page: 1, device: "desktop", ...p });
 
 async function failure(promise: Promise<unknown>): Promise<UpstreamFailure> {
@@ -292,7 +292,7 @@ describe("scrape: when every try fails", () => {
   test("all slow → timeout, retryable", async () => {
     answer = () => ({ delayMs: 1_000, body: RESULTS });
     const started = Date.now();
-    const f = await failure(upstream({ timeoutMs: 100, maxTries: 2 }).scrape("web-search", job()));
+    const f = await failure(upstream({ UPSTREAM_TIMEOUT_MS: 100, UPSTREAM_MAX_TRIES: 2 }).scrape("web-search", job()));
     expect(f).toMatchObject({ kind: "timeout", retryable: true, message: "upstream timed out" });
     expect(f.tries.map((t) => t.outcome)).toEqual(["timeout", "timeout"]);
     expect(Date.now() - started).toBeLessThan(900);
@@ -333,7 +333,7 @@ describe("scrape: when every try fails", () => {
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    const f = await failure(upstream({ baseUrl: `http://127.0.0.1:${port}` }).scrape("web-search", job()));
+    const f = await failure(upstream({ UPSTREAM_BASE_URL: `http://127.0.0.1:${port}` }).scrape("web-search", job()));
     expect(f).toMatchObject({ kind: "network", retryable: true, message: JOB_ERRORS.network });
     expect(f.message).not.toBe(JOB_ERRORS.upstreamError);
     expect(f.tries.every((t) => t.outcome === "network")).toBe(true);
@@ -341,14 +341,14 @@ describe("scrape: when every try fails", () => {
   });
 
   test("a TLS handshake with a plain-HTTP port → network, with the TLS error in the rungs", async () => {
-    const f = await failure(upstream({ baseUrl: base.replace("http:", "https:"), maxTries: 1 }).scrape("web-search", job()));
+    const f = await failure(upstream({ UPSTREAM_BASE_URL: base.replace("http:", "https:"), UPSTREAM_MAX_TRIES: 1 }).scrape("web-search", job()));
     expect(f).toMatchObject({ kind: "network", retryable: true, message: JOB_ERRORS.network });
     expect(f.tries[0]!.detail).toMatch(/^network: (ERR_SSL|EPROTO)/);
   });
 
   test("a connection reset before any answer → network, and a server error on another rung does not hide it", async () => {
     answer = (s) => (s.agent === "chrome" ? { status: 503, body: "<html><title>Error 503 (Service Unavailable)!!1</title>" } : { reset: true });
-    const f = await failure(upstream({ maxTries: 2 }).scrape("web-search", job()));
+    const f = await failure(upstream({ UPSTREAM_MAX_TRIES: 2 }).scrape("web-search", job()));
     expect(f.tries.map((t) => t.outcome)).toEqual(["upstream_error", "network"]);
     expect(f.tries[1]!.detail).toMatch(/ECONNRESET|socket hang up/);
     expect(f).toMatchObject({ kind: "network", retryable: true });
@@ -356,7 +356,7 @@ describe("scrape: when every try fails", () => {
 
   test("stops after maxTries requests", async () => {
     answer = () => ({ status: 429 });
-    const f = await failure(upstream({ maxTries: 2 }).scrape("web-search", job()));
+    const f = await failure(upstream({ UPSTREAM_MAX_TRIES: 2 }).scrape("web-search", job()));
     expect(f.tries).toHaveLength(2);
     expect(seen).toHaveLength(2);
   });
@@ -454,7 +454,7 @@ describe("scrape: proxies", () => {
     const blockedProxy = await startProxy("127.0.0.2");
     const goodProxy = await startProxy("127.0.0.1");
     answer = (s) => (s.ip.endsWith("127.0.0.2") ? { status: 302, headers: { location: "/sorry/index?continue=x" } } : { body: RESULTS });
-    const up = upstream({ proxies: [blockedProxy, goodProxy] });
+    const up = upstream({ UPSTREAM_PROXIES: [blockedProxy, goodProxy] });
 
     const first = await up.scrape("web-search", job());
     expect(first.tries.map((t) => [t.profile, t.proxy, t.outcome])).toEqual([
@@ -470,7 +470,7 @@ describe("scrape: proxies", () => {
   test("a dead proxy is a network failure; the next proxy carries the request", async () => {
     const goodProxy = await startProxy("127.0.0.1");
     answer = () => ({ body: RESULTS });
-    const up = upstream({ proxies: ["http://127.0.0.1:1", goodProxy] });
+    const up = upstream({ UPSTREAM_PROXIES: ["http://127.0.0.1:1", goodProxy] });
     const out = await up.scrape("web-search", job());
     expect(out.tries.map((t) => [t.profile, t.outcome])).toEqual([
       ["desktop", "network"],
@@ -483,7 +483,7 @@ describe("scrape: proxies", () => {
   test("when every proxy rests, the job fails at once as blocked without a request", async () => {
     const blockedProxy = await startProxy("127.0.0.2");
     answer = () => ({ status: 429 });
-    const up = upstream({ proxies: [blockedProxy] });
+    const up = upstream({ UPSTREAM_PROXIES: [blockedProxy] });
     const f1 = await failure(up.scrape("web-search", job()));
     expect(f1.kind).toBe("blocked");
     expect(f1.tries).toHaveLength(1); // one proxy, resting after its block
@@ -539,7 +539,7 @@ describe("scrape: a results page understood only in part", () => {
 
   test("a rung whose pages are understood only in part rests like a wall, and later jobs skip it", async () => {
     answer = (s) => (s.agent === "chrome" ? { body: partlyRead(1, 3) } : { body: BASIC });
-    const up = upstream({ breakerThreshold: 2, breakerRestMs: 60_000 });
+    const up = upstream({ UPSTREAM_BREAKER_THRESHOLD: 2, UPSTREAM_BREAKER_REST_MS: 60_000 });
     for (let i = 0; i < 2; i++) expect((await up.scrape("web-search", job())).tries[0]!.outcome).toBe("partial");
     const third = await up.scrape("web-search", job());
     expect(third.tries.map((t) => t.profile)).toEqual(["basic-lynx"]);
@@ -565,42 +565,37 @@ describe("scrape: a results page understood only in part", () => {
   });
 });
 
-/** The options a process reading only the upstream's settings gets from its environment. */
-const upstreamOptionsFromEnv = (env: Record<string, string>) => upstreamOptionsOf(readUpstreamEnv(env));
-
 describe("upstream settings", () => {
   test("read from the environment, with defaults for what is unset", () => {
-    expect(
-      upstreamOptionsFromEnv({
-        UPSTREAM_BASE_URL: "http://127.0.0.1:4010/",
-        UPSTREAM_PROXIES: "http://u:p@10.0.0.1:8080, http://10.0.0.2:8080",
-        UPSTREAM_TIMEOUT_MS: "5000",
-        GEOTARGETS_DIR: "",
-      }),
-    ).toEqual({
-      baseUrl: "http://127.0.0.1:4010",
-      proxies: ["http://u:p@10.0.0.1:8080", "http://10.0.0.2:8080"],
-      timeoutMs: 5000,
-      maxTries: 6,
-      maxBodyBytes: 8 * 1024 * 1024,
-      parseThreads: 0,
-      geotargetsDir: undefined,
-      profilesFile: undefined,
-      ca: undefined,
-      tlsInsecure: false,
-      breakerThreshold: 3,
-      breakerRestMs: 30_000,
-      breakerMaxRestMs: 1_800_000,
+    const settings = readUpstreamEnv({
+      UPSTREAM_BASE_URL: "http://127.0.0.1:4010/",
+      UPSTREAM_PROXIES: "http://u:p@10.0.0.1:8080, http://10.0.0.2:8080",
+      UPSTREAM_TIMEOUT_MS: "5000",
+      GEOTARGETS_DIR: "",
+    });
+    for (const unset of ["GEOTARGETS_DIR", "UPSTREAM_PROFILES_FILE", "UPSTREAM_CA_FILE"] as const) expect(settings[unset]).toBeUndefined();
+    expect(settings).toMatchObject({
+      UPSTREAM_BASE_URL: "http://127.0.0.1:4010",
+      UPSTREAM_PROXIES: ["http://u:p@10.0.0.1:8080", "http://10.0.0.2:8080"],
+      UPSTREAM_TIMEOUT_MS: 5000,
+      UPSTREAM_MAX_TRIES: 6,
+      UPSTREAM_MAX_BODY_BYTES: 8 * 1024 * 1024,
+      PARSE_THREADS: 1,
+      UPSTREAM_TLS_INSECURE: false,
+      UPSTREAM_BREAKER_THRESHOLD: 3,
+      UPSTREAM_BREAKER_REST_MS: 30_000,
+      UPSTREAM_BREAKER_MAX_REST_MS: 1_800_000,
     });
     // One default for every process: the 15 s deployed workers have always run with.
-    expect(upstreamOptionsFromEnv({ UPSTREAM_TIMEOUT_MS: "" }).timeoutMs).toBe(15_000);
+    expect(readUpstreamEnv({ UPSTREAM_TIMEOUT_MS: "" }).UPSTREAM_TIMEOUT_MS).toBe(15_000);
   });
 
   test("bad values fail at boot, naming the setting but never echoing a proxy's credentials", () => {
-    expect(() => upstreamOptionsFromEnv({ UPSTREAM_TIMEOUT_MS: "10s" })).toThrow("UPSTREAM_TIMEOUT_MS");
-    expect(() => upstreamOptionsFromEnv({ UPSTREAM_BASE_URL: "ftp://x" })).toThrow("baseUrl");
-    expect(() => upstreamOptionsFromEnv({ UPSTREAM_PROXIES: "user:secret@host" })).toThrow(/^UPSTREAM_PROXIES\[0\]: proxy URL/);
-    expect(() => upstreamOptionsFromEnv({ UPSTREAM_PROXIES: "user:secret@host" })).not.toThrow(/secret/);
-    expect(() => createUpstream({ maxTries: 0 })).toThrow("maxTries");
+    expect(() => readUpstreamEnv({ UPSTREAM_TIMEOUT_MS: "10s" })).toThrow("UPSTREAM_TIMEOUT_MS");
+    expect(() => readUpstreamEnv({ UPSTREAM_BASE_URL: "ftp://x" })).toThrow("UPSTREAM_BASE_URL: must be an http(s) URL");
+    expect(() => readUpstreamEnv({ UPSTREAM_PROXIES: "user:secret@host" })).toThrow(/: UPSTREAM_PROXIES\[0\]: proxy URL/);
+    expect(() => readUpstreamEnv({ UPSTREAM_PROXIES: "user:secret@host" })).not.toThrow(/secret/);
+    expect(() => readUpstreamEnv({ UPSTREAM_MAX_TRIES: 0 })).toThrow("UPSTREAM_MAX_TRIES");
+    expect(() => readUpstreamEnv({ UPSTREAM_BREAKER_REST_MS: 60_000, UPSTREAM_BREAKER_MAX_REST_MS: 1_000 })).toThrow("UPSTREAM_BREAKER_MAX_REST_MS: must be at least UPSTREAM_BREAKER_REST_MS");
   });
 });

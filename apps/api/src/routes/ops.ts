@@ -22,7 +22,6 @@ import * as s from "../openapi/schemas.js";
 import { DASHBOARD_PATH, dashboardRouter, requireAdmin, requireToken } from "../ops/dashboard.js";
 import { refreshQueueDepths } from "../ops/queue-depth.js";
 import { READY_RETRY_AFTER_S, historyReadiness, isDraining, redisAnswers } from "../ops/readiness.js";
-import { loadOpsSettings } from "../ops/settings.js";
 import { RouteTable } from "./define.js";
 
 export const opsRouteTable = new RouteTable();
@@ -60,7 +59,7 @@ const metrics = opsRouteTable.define({
 });
 
 export function opsRoutes(ctx: AppContext): Router {
-  const settings = loadOpsSettings();
+  const settings = ctx.env;
   const router = Router();
   router.use(["/healthz", "/readyz"], (_req, res, next) => {
     res.setHeader("Cache-Control", "no-store");

@@ -4,7 +4,7 @@ import type { Metrics } from "@serp/metrics";
 import { WEBHOOK_QUEUE, WEBHOOK_RETRY_DELAYS_MS, WebhookStore, type JobStore, type KeySpace, type QueueHost } from "@serp/store";
 import { createTargetAgents } from "./agent.js";
 import { createWebhookEnqueuer } from "./enqueue.js";
-import { WORKER_DEFAULTS } from "../defaults.js";
+import type { WorkerEnv } from "../env.js";
 import { FairShare } from "../fair-share.js";
 import { createWebhookProcessor } from "./processor.js";
 import { webhookBackoff } from "./schedule.js";
@@ -14,20 +14,15 @@ export { buildMessage } from "./message.js";
 export { parseRetryAfter, retryDelayMs } from "./schedule.js";
 export { send } from "./send.js";
 
-export interface WebhookOptions {
-  /** Deliver in this process (a worker on the webhooks queue). false: only enqueue. Default true. */
-  serve?: boolean;
-  /** Let deliveries reach loopback, private, link-local and CGNAT addresses (tests, private deployments). Default false. */
-  allowPrivateTargets?: boolean;
-  /** A receiver that has not answered in this long counts as a failed attempt. Default 15 s. */
-  timeoutMs?: number;
-  /** Deliveries in flight in this process. Default 32. */
-  concurrency?: number;
-  /** Delays before each retry; default WEBHOOK_RETRY_DELAYS_MS (tests pass a short schedule). */
-  retryDelaysMs?: readonly number[];
-  /** The share of the delivery slots one account may hold (see the runtime's accountShare). Default 0.75. */
-  accountShare?: number;
-}
+/**
+ * The settings delivery reads (env.ts): WEBHOOK_WORKER (deliver in this process, or only enqueue),
+ * WEBHOOK_ALLOW_PRIVATE_TARGETS, WEBHOOK_TIMEOUT_MS, WEBHOOK_CONCURRENCY, WEBHOOK_RETRY_DELAYS_MS and
+ * the account share of the slots, WORKER_ACCOUNT_SHARE.
+ */
+export type WebhookEnv = Pick<
+  WorkerEnv,
+  "WEBHOOK_WORKER" | "WEBHOOK_ALLOW_PRIVATE_TARGETS" | "WEBHOOK_TIMEOUT_MS" | "WEBHOOK_CONCURRENCY" | "WEBHOOK_RETRY_DELAYS_MS" | "WORKER_ACCOUNT_SHARE"
+>;
 
 export interface WebhookDeps {
   /** The worker's store connection, shared by the producer side. */
@@ -45,21 +40,21 @@ export interface WebhookDeps {
  * Webhook delivery for a worker process: the onFinal enqueuer, and (unless `serve: false`) a
  * worker on the webhooks queue with the retry schedule as its backoff strategy.
  */
-export async function startWebhooks(d: WebhookDeps, o: WebhookOptions = {}) {
-  const retryDelaysMs = o.retryDelaysMs ?? WEBHOOK_RETRY_DELAYS_MS;
+export async function startWebhooks(d: WebhookDeps, env: WebhookEnv) {
+  const retryDelaysMs = env.WEBHOOK_RETRY_DELAYS_MS ?? WEBHOOK_RETRY_DELAYS_MS;
   const webhooks = new WebhookStore(d.store, d.keys, d.retentionSeconds);
   const queue = WEBHOOK_QUEUE.open(d.host, d.store);
   // Attempts follow this process's retry schedule.
   const enqueue = createWebhookEnqueuer({ jobs: d.jobs, webhooks, queue, attempts: retryDelaysMs.length + 1 });
-  if (o.serve === false) return { enqueue, webhooks, worker: undefined };
+  if (!env.WEBHOOK_WORKER) return { enqueue, webhooks, worker: undefined };
 
-  const concurrency = o.concurrency ?? WORKER_DEFAULTS.webhookConcurrency;
-  const share = o.accountShare ?? WORKER_DEFAULTS.accountShare;
+  const concurrency = env.WEBHOOK_CONCURRENCY;
+  const share = env.WORKER_ACCOUNT_SHARE;
   const processor = createWebhookProcessor({
     jobs: d.jobs,
     webhooks,
-    agents: createTargetAgents(o.allowPrivateTargets ?? false),
-    timeoutMs: o.timeoutMs ?? WORKER_DEFAULTS.webhookTimeoutMs,
+    agents: createTargetAgents(env.WEBHOOK_ALLOW_PRIVATE_TARGETS),
+    timeoutMs: env.WEBHOOK_TIMEOUT_MS,
     retryDelaysMs,
     logger: d.logger,
     metrics: d.metrics,
