@@ -125,6 +125,7 @@ export async function startStack(o: StackOptions = {}): Promise<Stack> {
         retentionSeconds: env.JOB_RETENTION_SECONDS,
         rawHtmlRetentionSeconds: env.RAW_HTML_RETENTION_SECONDS,
         pageBlobs: openPageBlobs(env),
+        resultBlobs: env.JOB_RESULT_STORE === "page-store" ? openPageBlobs(env, "results") : undefined,
         rawPageSweep: o.rawPageSweep,
         cache: { ttlSeconds: env.CACHE_TTL_SECONDS, hitCredits: env.CACHE_HIT_CREDITS, scope: env.CACHE_SCOPE },
         scraper: upstream,

@@ -129,6 +129,7 @@ const rt = await createWorkerRuntime({
   jobHotSeconds: env.JOB_HOT_SECONDS,
   rawHtmlRetentionSeconds: env.RAW_HTML_RETENTION_SECONDS,
   pageBlobs: openPageBlobs(env),
+  resultBlobs: env.JOB_RESULT_STORE === "page-store" ? openPageBlobs(env, "results") : undefined,
   cache: { ttlSeconds: env.CACHE_TTL_SECONDS, hitCredits: env.CACHE_HIT_CREDITS, scope: env.CACHE_SCOPE },
   lockDurationMs: env.WORKER_LOCK_MS,
   sweep: { graceMs: env.JOB_SWEEP_GRACE_MS },

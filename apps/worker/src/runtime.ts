@@ -3,7 +3,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Metrics } from "@serp/metrics";
 import { Closers, JOB_ERRORS, type QueueName } from "@serp/shared";
-import { CacheFills, DEFAULT_JOB_HOT_SECONDS, DEFAULT_RAW_HTML_RETENTION_SECONDS, DEFAULT_RAW_PAGES_DIR, FolderPageBlobs, type PageBlobs, JobArchive, JobStore, LedgerDrainer, QUEUE_CATALOG, openScrapeQueues, RawPageStore, ResultCache, type CacheScope, createRedis, type RedisTarget, openPostgres, keySpace, waitReady, type KeySpace, type QueueHost } from "@serp/store";
+import { CacheFills, DEFAULT_JOB_HOT_SECONDS, DEFAULT_RAW_HTML_RETENTION_SECONDS, DEFAULT_RAW_PAGES_DIR, FolderPageBlobs, type PageBlobs, JobArchive, JobResults, JobStore, LedgerDrainer, QUEUE_CATALOG, openScrapeQueues, RawPageStore, ResultCache, type CacheScope, createRedis, type RedisTarget, openPostgres, keySpace, waitReady, type KeySpace, type QueueHost } from "@serp/store";
 import { WORKER_DEFAULTS } from "./defaults.js";
 import { FairShare } from "./fair-share.js";
 import { RetryLater, createProcessor, type KnownJob, type Scraper } from "./processor.js";
@@ -29,7 +29,12 @@ export interface WorkerRuntimeOptions {
   rawHtmlRetentionSeconds?: number;
   /** Where the pages' bytes go (openPageBlobs: RAW_PAGES_DIR or RAW_PAGES_S3_BUCKET), closed with the runtime. Default: the folder .raw-pages. */
   pageBlobs?: PageBlobs;
-  /** The sweeper of pages past their retention in the page store: its interval; false turns it off. */
+  /**
+   * Where completed results go (openPageBlobs(env, "results") when JOB_RESULT_STORE=page-store),
+   * closed with the runtime; kept JOB_RETENTION_SECONDS (`retentionSeconds`). Unset: in the job records.
+   */
+  resultBlobs?: PageBlobs;
+  /** The sweeper of pages and results past their retention in the page store: its interval; false turns it off. */
   rawPageSweep?: RawPageSweeperOptions | false;
   scraper: Scraper;
   logger: Logger;
@@ -78,12 +83,16 @@ export async function createWorkerRuntime(o: WorkerRuntimeOptions) {
   // Settlements append to the ledger stream in Redis; this copies them into PostgreSQL (one process
   // at a time), so no job waits on PostgreSQL. Closed after the workers (added before them).
   // Archived with its ledger entry by the drainer; read from the archive past its hot window (webhooks).
-  const archive = pg ? new JobArchive(pg, store, keys, o.jobHotSeconds ?? DEFAULT_JOB_HOT_SECONDS, o.retentionSeconds) : undefined;
+  const results = o.resultBlobs ? new JobResults(o.resultBlobs, o.retentionSeconds) : undefined;
+  // Closed after the workers and the drainer, which read and write results until they stop.
+  if (results) closers.add("result store", () => results.blobs.close());
+  const archive = pg ? new JobArchive(pg, store, keys, o.jobHotSeconds ?? DEFAULT_JOB_HOT_SECONDS, o.retentionSeconds).readResultsFrom(results) : undefined;
   const ledger = pg ? new LedgerDrainer(store, keys, pg, { ...ledgerDrainerOptions(o), archive }).start() : undefined;
   if (ledger) closers.add("ledger drainer", () => ledger.stop());
   const purge = archive ? purgeArchive(archive, o.logger) : undefined;
   if (purge) closers.add("archive purge", () => clearInterval(purge));
-  const jobs = new JobStore(store, keys, o.retentionSeconds);
+  const jobs = new JobStore(store, keys, o.retentionSeconds).keepResultsIn(results);
+  jobs.onResultNotStored = (jobId, err) => o.logger.warn({ jobId, err: err.message, where: results?.blobs.where }, "result not written to the result store; kept in the job record");
   if (archive) jobs.readFromArchive(archive);
   /** Where this process's queues live: each worker opens its own connection, closed with the runtime. */
   const host: QueueHost = {
@@ -111,7 +120,8 @@ export async function createWorkerRuntime(o: WorkerRuntimeOptions) {
   // Before the scrape workers, so it closes after them (they keep pages until they stop).
   closers.add("page store", () => blobs.close());
   const rawPages = new RawPageStore(store, keys, blobs, o.rawHtmlRetentionSeconds ?? DEFAULT_RAW_HTML_RETENTION_SECONDS);
-  const pageSweeper = o.rawPageSweep === false || !rawPages.enabled ? undefined : new RawPageSweeper({ redis: store, keys, pages: rawPages, logger: o.logger }, o.rawPageSweep);
+  const pageSweeper =
+    o.rawPageSweep === false || (!rawPages.enabled && !results) ? undefined : new RawPageSweeper({ redis: store, keys, pages: rawPages, results, logger: o.logger }, o.rawPageSweep);
   if (pageSweeper) closers.add("raw page sweeper", () => pageSweeper.stop());
   const cache = await resultCache(o, keys, store, closers);
   const processor = createProcessor({ jobs, scraper: o.scraper, logger: o.logger, metrics: o.metrics, onFinal, fairShare, rawPages, cache });

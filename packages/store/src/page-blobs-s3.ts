@@ -4,7 +4,7 @@
  * (page-blobs.ts PageBlobs.sweep), with a lifecycle rule on the prefix as the backstop
  * (docs/RAW-PAGES.md).
  */
-import { DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, type _Object } from "@aws-sdk/client-s3";
+import { DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, type _Object } from "@aws-sdk/client-s3";
 import { PageStoreUnavailableError, checkedLocation, partitionStart, type PageBlobs } from "./page-blobs.js";
 
 const HOUR_MS = 3_600_000;
@@ -46,6 +46,10 @@ export class S3PageBlobs implements PageBlobs {
     await this.client.send(
       new PutObjectCommand({ Bucket: this.o.bucket, Key: this.o.prefix + checkedLocation(location), Body: data, ContentType: "application/octet-stream" }),
     );
+  }
+
+  async delete(location: string): Promise<void> {
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.o.bucket, Key: this.o.prefix + checkedLocation(location) }));
   }
 
   async get(location: string): Promise<Buffer | null> {
