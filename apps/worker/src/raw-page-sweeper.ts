@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
-import type { JobResults, KeySpace, RawPageStore } from "@serp/store";
+import type { JobResults, JobStore, KeySpace, RawPageStore } from "@serp/store";
 
 export interface RawPageSweeperOptions {
   /** How often one process of the fleet sweeps. Default 60 s. */
@@ -23,7 +23,7 @@ export class RawPageSweeper {
   private pass: Promise<unknown> | undefined;
 
   constructor(
-    private readonly deps: { redis: Redis; keys: KeySpace; pages: RawPageStore; results?: JobResults; logger: Logger },
+    private readonly deps: { redis: Redis; keys: KeySpace; pages: RawPageStore; results?: { store: JobResults; jobs: JobStore }; logger: Logger },
     options: RawPageSweeperOptions = {},
   ) {
     this.intervalMs = options.intervalMs ?? RAW_PAGE_SWEEP_DEFAULTS.intervalMs;
@@ -54,8 +54,8 @@ export class RawPageSweeper {
     if ((await redis.set(keys.rawSweepLock(), this.token, "PX", this.intervalMs, "NX")) !== "OK") return null;
     const deleted = pages.enabled ? await pages.sweep(now) : 0;
     if (deleted) logger.info({ deleted, where: pages.blobs.where }, "raw pages past their retention deleted");
-    const gone = results ? await results.sweep(now) : 0;
-    if (gone) logger.info({ deleted: gone, where: results!.blobs.where }, "results past their jobs' retention deleted");
+    const gone = results ? await results.store.sweep(now, (locations) => results.jobs.resultsNamed(locations)) : 0;
+    if (gone) logger.info({ deleted: gone, where: results!.store.blobs.where }, "results no job record names any more deleted");
     return deleted + gone;
   }
 }

@@ -83,7 +83,8 @@ export async function createWorkerRuntime(o: WorkerRuntimeOptions) {
   // Settlements append to the ledger stream in Redis; this copies them into PostgreSQL (one process
   // at a time), so no job waits on PostgreSQL. Closed after the workers (added before them).
   // Archived with its ledger entry by the drainer; read from the archive past its hot window (webhooks).
-  const results = o.resultBlobs ? new JobResults(o.resultBlobs, o.retentionSeconds) : undefined;
+  // Archived records leave Redis after their hot window: their results go from the store then too.
+  const results = o.resultBlobs ? new JobResults(o.resultBlobs, o.retentionSeconds, pg ? (o.jobHotSeconds ?? DEFAULT_JOB_HOT_SECONDS) : undefined) : undefined;
   // Closed after the workers and the drainer, which read and write results until they stop.
   if (results) closers.add("result store", () => results.blobs.close());
   const archive = pg ? new JobArchive(pg, store, keys, o.jobHotSeconds ?? DEFAULT_JOB_HOT_SECONDS, o.retentionSeconds).readResultsFrom(results) : undefined;
@@ -121,7 +122,7 @@ export async function createWorkerRuntime(o: WorkerRuntimeOptions) {
   closers.add("page store", () => blobs.close());
   const rawPages = new RawPageStore(store, keys, blobs, o.rawHtmlRetentionSeconds ?? DEFAULT_RAW_HTML_RETENTION_SECONDS);
   const pageSweeper =
-    o.rawPageSweep === false || (!rawPages.enabled && !results) ? undefined : new RawPageSweeper({ redis: store, keys, pages: rawPages, results, logger: o.logger }, o.rawPageSweep);
+    o.rawPageSweep === false || (!rawPages.enabled && !results) ? undefined : new RawPageSweeper({ redis: store, keys, pages: rawPages, results: results && { store: results, jobs }, logger: o.logger }, o.rawPageSweep);
   if (pageSweeper) closers.add("raw page sweeper", () => pageSweeper.stop());
   const cache = await resultCache(o, keys, store, closers);
   const processor = createProcessor({ jobs, scraper: o.scraper, logger: o.logger, metrics: o.metrics, onFinal, fairShare, rawPages, cache });

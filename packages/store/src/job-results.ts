@@ -7,9 +7,10 @@
  *
  * A result is written whole and durably before the script that settles its job runs (JobStore
  * finalize, createCached), so a job is never seen completed without its result; a settlement the
- * record refuses deletes the result it wrote. It lives as long as its record can:
- * JOB_RETENTION_SECONDS after it was written, then the workers' sweeper deletes it (records archived
- * in PostgreSQL carry their result there). docs/RAW-PAGES.md.
+ * record refuses deletes the result it wrote. It lives as long as its record: the workers' sweeper
+ * deletes every result JOB_RETENTION_SECONDS after it was written (the longest a record lives), and,
+ * where records are archived in PostgreSQL (which holds them whole, result and all), each result
+ * JOB_HOT_SECONDS after it was written once no record in Redis names it any more. docs/RAW-PAGES.md.
  */
 import { checkedLocation, resultLocation, type PageBlobs } from "./page-blobs.js";
 import type { RawPagesEnv } from "./env.js";
@@ -39,6 +40,11 @@ export class JobResults {
     readonly blobs: PageBlobs,
     /** JOB_RETENTION_SECONDS: the longest a job record lives once settled. */
     readonly retentionSeconds: number,
+    /**
+     * JOB_HOT_SECONDS where records are archived in PostgreSQL (their Redis copies then live that long
+     * after settling): results older than this that no record names go at once. Unset: none.
+     */
+    readonly hotSeconds?: number,
   ) {}
 
   /** Writes a result (its JSON) whole, and to the disk when in a folder; returns where it is. */
@@ -62,12 +68,24 @@ export class JobResults {
 
   /** A result no record names (its settlement was refused, or failed): deleted now rather than by the sweeper. */
   async discard(loc: string): Promise<void> {
-    await this.blobs.delete(loc).catch(() => undefined);
+    await this.blobs.delete([loc]).catch(() => undefined);
   }
 
-  /** Deletes the results no record can name any more (the workers' sweeper); returns how many. */
-  sweep(now = Date.now()): Promise<number> {
-    return this.blobs.sweep(now - this.retentionSeconds * 1000 - SWEEP_GRACE_MS);
+  /**
+   * Deletes the results no record can name any more (the workers' sweeper); returns how many. Past
+   * the retention, whole partitions; past the hot window, each result `named` (JobStore.resultsNamed)
+   * says no record names: its record was archived and has expired from Redis, or it was discarded.
+   */
+  async sweep(now = Date.now(), named?: (locations: string[]) => Promise<boolean[]>): Promise<number> {
+    let deleted = await this.blobs.sweep(now - this.retentionSeconds * 1000 - SWEEP_GRACE_MS);
+    if (this.hotSeconds === undefined || !named) return deleted;
+    for await (const batch of this.blobs.list(now - this.hotSeconds * 1000 - SWEEP_GRACE_MS)) {
+      const kept = await named(batch);
+      const unnamed = batch.filter((_, i) => !kept[i]);
+      if (unnamed.length) await this.blobs.delete(unnamed);
+      deleted += unnamed.length;
+    }
+    return deleted;
   }
 }
 
@@ -83,6 +101,11 @@ export async function withStoredResult(h: Record<string, string>, results: JobRe
 }
 
 /** The result store the settings name (JOB_RESULT_STORE, beside the pages: openPageBlobs), or none when results stay in Redis. */
-export function openJobResults(env: RawPagesEnv, retentionSeconds: number): JobResults | undefined {
-  return env.JOB_RESULT_STORE === "page-store" ? new JobResults(openPageBlobs(env, "results"), retentionSeconds) : undefined;
+export function openJobResults(env: RawPagesEnv, retentionSeconds: number, hotSeconds?: number): JobResults | undefined {
+  return env.JOB_RESULT_STORE === "page-store" ? new JobResults(openPageBlobs(env, "results"), retentionSeconds, hotSeconds) : undefined;
+}
+
+/** The job a result's location names (`<day>/<hh>/<jobId>.<nonce>.json.br`). */
+export function jobOfResult(location: string): string {
+  return location.slice(location.lastIndexOf("/") + 1).split(".")[0]!;
 }

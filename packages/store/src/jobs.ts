@@ -2,7 +2,7 @@ import type { Redis } from "ioredis";
 import type { Endpoint, Job, JobParams, JobResponse, JobResult, JobStatus, ParseCoverage, QueueName } from "@serp/shared";
 import type { IdempotencyClaim } from "./idempotency.js";
 import type { KeySpace } from "./keys.js";
-import { withStoredResult, type JobResults } from "./job-results.js";
+import { jobOfResult, withStoredResult, type JobResults } from "./job-results.js";
 import { CREATE_CACHED, FINALIZE, REQUEUE, START, SUBMIT } from "./lua/jobs.js";
 
 /** A job as stored: the customer's view plus its owner and result. */
@@ -213,6 +213,18 @@ export class JobStore {
       this.onResultNotStored?.(id, err as Error);
       return inline;
     }
+  }
+
+  /** For each result location, whether a job record in Redis names it (JobResults.sweep: the others are nobody's). */
+  async resultsNamed(locations: readonly string[]): Promise<boolean[]> {
+    const pipe = this.redis.pipeline();
+    for (const loc of locations) pipe.hget(this.keys.job(jobOfResult(loc)), "resultLoc");
+    const replies = (await pipe.exec()) ?? [];
+    return locations.map((loc, i) => {
+      const [err, named] = replies[i] ?? [new Error("no reply")];
+      if (err) throw err;
+      return named === loc;
+    });
   }
 
   /** Told when a result could not be written to the result store and went into its record instead (the workers log it). */

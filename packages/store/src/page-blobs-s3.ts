@@ -4,7 +4,7 @@
  * (page-blobs.ts PageBlobs.sweep), with a lifecycle rule on the prefix as the backstop
  * (docs/RAW-PAGES.md).
  */
-import { DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, type _Object } from "@aws-sdk/client-s3";
+import { DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, type _Object } from "@aws-sdk/client-s3";
 import { PageStoreUnavailableError, checkedLocation, partitionStart, type PageBlobs } from "./page-blobs.js";
 
 const HOUR_MS = 3_600_000;
@@ -48,8 +48,13 @@ export class S3PageBlobs implements PageBlobs {
     );
   }
 
-  async delete(location: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.o.bucket, Key: this.o.prefix + checkedLocation(location) }));
+  /** In batches of 1000 (DeleteObjects' most). */
+  async delete(locations: readonly string[]): Promise<void> {
+    for (let i = 0; i < locations.length; i += 1000) {
+      const Objects = locations.slice(i, i + 1000).map((l) => ({ Key: this.o.prefix + checkedLocation(l) }));
+      const res = await this.client.send(new DeleteObjectsCommand({ Bucket: this.o.bucket, Delete: { Objects, Quiet: true } }));
+      if (res.Errors?.length) throw new Error(`${res.Errors.length} objects not deleted from ${this.where}: ${res.Errors[0]!.Code ?? ""} ${res.Errors[0]!.Message ?? ""}`);
+    }
   }
 
   async get(location: string): Promise<Buffer | null> {
@@ -95,6 +100,27 @@ export class S3PageBlobs implements PageBlobs {
       }
       token = page.NextContinuationToken;
       if (done || !page.IsTruncated || !token) return deleted;
+    }
+  }
+
+  async *list(beforeMs: number): AsyncIterable<string[]> {
+    let token: string | undefined;
+    for (;;) {
+      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.o.bucket, Prefix: this.o.prefix, ContinuationToken: token }));
+      const found: string[] = [];
+      let done = false;
+      for (const object of page.Contents ?? []) {
+        const start = this.startOf(object);
+        if (start === undefined) continue;
+        if (start + HOUR_MS > beforeMs) {
+          done = true;
+          break;
+        }
+        found.push(object.Key!.slice(this.o.prefix.length));
+      }
+      if (found.length) yield found;
+      token = page.NextContinuationToken;
+      if (done || !page.IsTruncated || !token) return;
     }
   }
 

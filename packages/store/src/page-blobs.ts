@@ -19,10 +19,12 @@ export interface PageBlobs {
   put(location: string, data: Buffer): Promise<void>;
   /** The bytes at `location`, or null when there are none (swept, or another host's folder). */
   get(location: string): Promise<Buffer | null>;
-  /** Deletes what is at `location`, if anything. */
-  delete(location: string): Promise<void>;
+  /** Deletes what is at each of `locations`, if anything. */
+  delete(locations: readonly string[]): Promise<void>;
   /** Deletes every page kept before `cutoffMs`, oldest partition first; returns how many. */
   sweep(cutoffMs: number): Promise<number>;
+  /** The locations in the hour partitions that ended by `beforeMs`, oldest first, a batch at a time. */
+  list(beforeMs: number): AsyncIterable<string[]>;
   close(): void;
 }
 
@@ -104,10 +106,12 @@ export class FolderPageBlobs implements PageBlobs {
     }
   }
 
-  async delete(location: string): Promise<void> {
-    await unlink(join(this.where, checkedLocation(location))).catch((err: NodeJS.ErrnoException) => {
-      if (err.code !== "ENOENT") throw err;
-    });
+  async delete(locations: readonly string[]): Promise<void> {
+    for (const location of locations) {
+      await unlink(join(this.where, checkedLocation(location))).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== "ENOENT") throw err;
+      });
+    }
   }
 
   async get(location: string): Promise<Buffer | null> {
@@ -149,6 +153,18 @@ export class FolderPageBlobs implements PageBlobs {
       await rmdir(dayDir).catch(() => undefined);
     }
     return deleted;
+  }
+
+  async *list(beforeMs: number): AsyncIterable<string[]> {
+    for (const day of (await namesIn(this.where)).filter((d) => DAY.test(d)).sort()) {
+      for (const hour of (await namesIn(join(this.where, day))).sort()) {
+        const start = partitionStart(day, hour);
+        if (start === undefined) continue;
+        if (start + HOUR_MS > beforeMs) return;
+        const files = (await namesIn(join(this.where, day, hour))).filter((f) => !f.endsWith(".tmp"));
+        if (files.length) yield files.map((f) => `${day}/${hour}/${f}`);
+      }
+    }
   }
 
   close(): void {}
