@@ -174,11 +174,13 @@ export class JobStore {
    * The job, its result read from the result store when kept there. Throws ResultMissingError
    * (job-results.ts) when the record names a result the store does not have, and
    * PageStoreUnavailableError when the store does not answer: never a record without its result.
+   * `{ result: false }`, for a caller that uses only the job's other fields: the result store is not
+   * read, and a result kept there is null.
    */
-  async get(id: string): Promise<JobRecord | null> {
+  async get(id: string, o: { result?: false } = {}): Promise<JobRecord | null> {
     const h = await this.redis.hgetall(this.keys.job(id));
     if (!h.id) return (await this.archive?.get(id)) ?? null;
-    return fromHash(await withStoredResult(h, this.results));
+    return fromHash(o.result === false ? h : await withStoredResult(h, this.results));
   }
 
   /**
