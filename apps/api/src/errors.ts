@@ -53,7 +53,7 @@ export function resultError(err: unknown): ApiError | undefined {
   if (err instanceof ResultMissingError) {
     return new ApiError(
       "not_found",
-      `The result of job ${err.jobId} is ${err.unreadable ? "unreadable" : "gone"} in the result store, so it cannot be served` +
+      `The result of job ${err.jobId} is ${err.unreadable ? "unreadable in" : "gone from"} the result store, so it cannot be served` +
         " (the API and the workers must share RAW_PAGES_DIR, or keep results in a bucket: RAW_PAGES_S3_BUCKET)",
     );
   }
