@@ -10,6 +10,7 @@
  */
 import request from "supertest";
 import type { Redis } from "ioredis";
+import { openPageBlobs, rawPagesEnv } from "@serp/store";
 import { startStack, type Stack } from "../test/support/stack.js";
 import { fmt, runIfMain, type Row } from "./lib.js";
 
@@ -67,6 +68,11 @@ export async function benchMemory(n = 100): Promise<Row[]> {
     for (const id of ids) recordBytes += Number(await stack.redis.memory("USAGE", `${stack.prefix}:job:${id}`, "SAMPLES", 0));
     const after = await stackBytes(stack);
     const afterUsed = (await usedMemory(stack.redis)) - start;
+    // What the results take in the store instead (brotli), read as a second process would.
+    let storedResultBytes = 0;
+    const resultBlobs = openPageBlobs(rawPagesEnv.parse({ RAW_PAGES_DIR: stack.rawPagesDir }), "results");
+    for (const id of ids) storedResultBytes += (await resultBlobs.get((await stack.redis.hget(`${stack.prefix}:job:${id}`, "resultLoc"))!))!.length;
+    resultBlobs.close();
     // The same jobs as results were kept before they moved beside the pages: each in its job record.
     const jobs = stack.api.jobs;
     for (const id of ids) {
@@ -90,7 +96,8 @@ export async function benchMemory(n = 100): Promise<Row[]> {
         `(job record ${kib(after.jobs / n)}, page record ${kib(after.pages / n)}, BullMQ ${kib((after.queues - empty.queues) / n)}, other ${kib((after.other - empty.other) / n)}) ` +
         `vs ${kib(per(resultsIn))} with the results in their job records (job record ${kib(resultsIn.jobs / n)}) ` +
         `vs ${kib(beforeJob)} with the pages in Redis too (page record ${kib(before.pages / n)}): x${fmt(afterJob / beforeJob, 3)}; ` +
-        `used_memory grew ${kib(afterUsed / n)} per job vs ${kib(beforeUsed / n)}`,
+        `used_memory grew ${kib(afterUsed / n)} per job vs ${kib(beforeUsed / n)}; ` +
+        `each result takes ${kib(storedResultBytes / n)} in the result store (brotli of ${kib(perResult)} of JSON)`,
     );
     return [
       {
