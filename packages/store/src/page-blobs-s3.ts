@@ -78,45 +78,34 @@ export class S3PageBlobs implements PageBlobs {
    */
   async sweep(cutoffMs: number): Promise<number> {
     let deleted = 0;
-    let token: string | undefined;
-    for (;;) {
-      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.o.bucket, Prefix: this.o.prefix, ContinuationToken: token }));
-      const expired: string[] = [];
-      let done = false;
-      for (const object of page.Contents ?? []) {
-        const start = this.startOf(object);
-        if (start === undefined) continue;
-        if (start > cutoffMs) {
-          done = true;
-          break;
-        }
-        if (start + HOUR_MS <= cutoffMs || (object.LastModified && object.LastModified.getTime() < cutoffMs)) expired.push(object.Key!);
-      }
-      if (expired.length) {
-        const res = await this.client.send(
-          new DeleteObjectsCommand({ Bucket: this.o.bucket, Delete: { Objects: expired.map((Key) => ({ Key })), Quiet: true } }),
-        );
-        deleted += expired.length - (res.Errors?.length ?? 0);
-      }
-      token = page.NextContinuationToken;
-      if (done || !page.IsTruncated || !token) return deleted;
+    for await (const objects of this.partitions((start) => start > cutoffMs)) {
+      const expired = objects.filter((o) => o.start + HOUR_MS <= cutoffMs || (o.modified && o.modified.getTime() < cutoffMs)).map((o) => o.key);
+      if (!expired.length) continue;
+      const res = await this.client.send(new DeleteObjectsCommand({ Bucket: this.o.bucket, Delete: { Objects: expired.map((Key) => ({ Key })), Quiet: true } }));
+      deleted += expired.length - (res.Errors?.length ?? 0);
     }
+    return deleted;
   }
 
   async *list(beforeMs: number): AsyncIterable<string[]> {
+    for await (const objects of this.partitions((start) => start + HOUR_MS > beforeMs)) yield objects.map((o) => o.key.slice(this.o.prefix.length));
+  }
+
+  /** The objects in the prefix's partitions, a listing page at a time in time order, up to the first partition `past` says is past the range. */
+  private async *partitions(past: (start: number) => boolean): AsyncIterable<{ key: string; start: number; modified?: Date }[]> {
     let token: string | undefined;
     for (;;) {
       const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.o.bucket, Prefix: this.o.prefix, ContinuationToken: token }));
-      const found: string[] = [];
+      const found: { key: string; start: number; modified?: Date }[] = [];
       let done = false;
       for (const object of page.Contents ?? []) {
         const start = this.startOf(object);
         if (start === undefined) continue;
-        if (start + HOUR_MS > beforeMs) {
+        if (past(start)) {
           done = true;
           break;
         }
-        found.push(object.Key!.slice(this.o.prefix.length));
+        found.push({ key: object.Key!, start, modified: object.LastModified });
       }
       if (found.length) yield found;
       token = page.NextContinuationToken;

@@ -6,8 +6,7 @@
  * ResultMissingError, never a record without its result. The sweep follows the records.
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { newJobId, type JobParams, type JobResult } from "@serp/shared";
@@ -15,7 +14,7 @@ import {
   AccountStore, FolderPageBlobs, JobArchive, JobResults, JobStore, ResultMissingError, checkedLocation, keySpace, openJobResults, openPageBlobs,
   rawPagesEnv, recordFromFields, resultLocation, resultsPrefixOf, type Final, type PageBlobs,
 } from "../src/index.js";
-import { startS3, type LocalS3 } from "../../../test/support/s3.js";
+import { localStores } from "../../../test/support/s3.js";
 
 const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
 const keys = keySpace(`jr${randomBytes(4).toString("hex")}`);
@@ -25,19 +24,8 @@ const HOUR = 3_600_000;
 /** 2026-11-27 03:20:00 UTC */
 const NOW = Date.UTC(2026, 10, 27, 3, 20);
 
-let s3: LocalS3;
-const dirs: string[] = [];
-const tempDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), "results-test-"));
-  dirs.push(dir);
-  return dir;
-};
-beforeAll(async () => {
-  s3 = await startS3();
-});
+const { s3: localS3, tempDir } = localStores("results-test");
 afterAll(async () => {
-  await s3.close();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   const found = await redis.keys(`${keys.prefix}:*`);
   if (found.length) await redis.del(...found);
   redis.disconnect();
@@ -72,8 +60,8 @@ test("a result's location is its UTC hour's partition, its job id and a nonce; t
   expect(resultsPrefixOf("")).toBe("results/");
   const dir = tempDir();
   expect(openPageBlobs(rawPagesEnv.parse({ RAW_PAGES_DIR: dir }), "results").where).toBe(join(dir, "results"));
-  const bucket = openPageBlobs(rawPagesEnv.parse({ ...s3.env("raw/") }), "results");
-  expect(bucket.where).toBe(`s3://${s3.bucket}/raw-results/`);
+  const bucket = openPageBlobs(rawPagesEnv.parse({ ...localS3().env("raw/") }), "results");
+  expect(bucket.where).toBe(`s3://${localS3().bucket}/raw-results/`);
   bucket.close();
   expect(openJobResults(rawPagesEnv.parse({ JOB_RESULT_STORE: "redis" }), 60)).toBeUndefined();
   expect(rawPagesEnv.parse({}).JOB_RESULT_STORE).toBe("page-store");
@@ -82,7 +70,7 @@ test("a result's location is its UTC hour's partition, its job id and a nonce; t
 
 describe.each([
   ["folder", () => openPageBlobs(rawPagesEnv.parse({ RAW_PAGES_DIR: tempDir() }), "results")],
-  ["s3", () => openPageBlobs(rawPagesEnv.parse({ ...s3.env(`t${randomBytes(4).toString("hex")}/raw/`) }), "results")],
+  ["s3", () => openPageBlobs(rawPagesEnv.parse({ ...localS3().env(`t${randomBytes(4).toString("hex")}/raw/`) }), "results")],
 ])("results on the %s backend", (_kind, open) => {
   let blobs: PageBlobs;
   let results: JobResults;
