@@ -198,9 +198,9 @@ export class JobStore {
    * record names it), or the result itself when there is no store or the store refused the write (a
    * job never fails for want of its store: its record is then as big as before).
    */
-  private async storeResult(id: string, result: JobResult | null): Promise<{ fields: string[]; json: string; discard: () => Promise<void> }> {
+  private async storeResult(id: string, result: JobResult | null): Promise<{ fields: string[]; json: string; loc: string; discard: () => Promise<void> }> {
     const json = result ? JSON.stringify(result) : "";
-    const inline = { fields: ["result", json], json, discard: async () => undefined };
+    const inline = { fields: ["result", json], json, loc: "", discard: async () => undefined };
     if (!result || !this.results) return inline;
     const results = this.results;
     try {
@@ -210,7 +210,7 @@ export class JobStore {
         const named = await this.redis.hget(this.keys.job(id), "resultLoc").catch(() => loc);
         if (named !== loc) await results.discard(loc);
       };
-      return { fields: ["result", "", "resultLoc", loc], json, discard };
+      return { fields: ["result", "", "resultLoc", loc], json, loc, discard };
     } catch (err) {
       this.onResultNotStored?.(id, err as Error);
       return inline;
@@ -276,7 +276,7 @@ export class JobStore {
       latencyMs: f.latencyMs === null ? "" : String(f.latencyMs),
       error: f.error ?? "",
       result: stored.json,
-      resultLoc: stored.fields[3] ?? "",
+      resultLoc: stored.loc,
       retention: this.retentionSeconds,
       jobId: id,
       finalChannel: this.keys.finalChannel(),
