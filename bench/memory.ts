@@ -2,13 +2,15 @@
  * Benchmark 5: Redis memory per retained completed job. The job record against the size of its
  * result JSON; then everything the stack holds in Redis per job with pages kept (issue 27): every
  * key of the stack's prefix (`MEMORY USAGE`) over the jobs, with the page store (a folder) holding
- * the bytes, against the same jobs with each page's bytes put back into its record, as every page was
- * kept in Redis before the page store. Also Redis's own `used_memory` grown per job over the same
- * steps (the view from outside: allocator overhead included; meaningful on a Redis of its own, as
- * `npm run bench` gives it).
+ * the pages' and the results' bytes, against the same jobs with each result put back into its job
+ * record (as results were kept before they moved beside the pages) and then each page's bytes put
+ * back into its page record too (as every page was kept in Redis before the page store). Also
+ * Redis's own `used_memory` grown per job over the same steps (the view from outside: allocator
+ * overhead included; meaningful on a Redis of its own, as `npm run bench` gives it).
  */
 import request from "supertest";
 import type { Redis } from "ioredis";
+import { openPageBlobs, rawPagesEnv } from "@serp/store";
 import { startStack, type Stack } from "../test/support/stack.js";
 import { fmt, runIfMain, type Row } from "./lib.js";
 
@@ -66,7 +68,19 @@ export async function benchMemory(n = 100): Promise<Row[]> {
     for (const id of ids) recordBytes += Number(await stack.redis.memory("USAGE", `${stack.prefix}:job:${id}`, "SAMPLES", 0));
     const after = await stackBytes(stack);
     const afterUsed = (await usedMemory(stack.redis)) - start;
-    // The same jobs as pages were kept before the page store: the bytes in each page's record.
+    // What the results take in the store instead (brotli), read as a second process would.
+    let storedResultBytes = 0;
+    const resultBlobs = openPageBlobs(rawPagesEnv.parse({ RAW_PAGES_DIR: stack.rawPagesDir }), "results");
+    for (const id of ids) storedResultBytes += (await resultBlobs.get((await stack.redis.hget(`${stack.prefix}:job:${id}`, "resultLoc"))!))!.length;
+    resultBlobs.close();
+    // The same jobs as results were kept before they moved beside the pages: each in its job record.
+    const jobs = stack.api.jobs;
+    for (const id of ids) {
+      const { result } = (await jobs.get(id))!;
+      await stack.redis.multi().hset(`${stack.prefix}:job:${id}`, "result", JSON.stringify(result)).hdel(`${stack.prefix}:job:${id}`, "resultLoc").exec();
+    }
+    const resultsIn = await stackBytes(stack);
+    // And as pages were kept before the page store: the bytes in each page's record.
     for (const id of ids) await stack.redis.hset(`${stack.prefix}:raw:${id}`, "data", (await pages.compressed(id))!.data);
     const before = await stackBytes(stack);
     const beforeUsed = (await usedMemory(stack.redis)) - start;
@@ -78,10 +92,12 @@ export async function benchMemory(n = 100): Promise<Row[]> {
     const kib = (bytes: number) => `${fmt(bytes / 1024, 2)} KiB`;
     console.log(`memory: ${fmt(perJob / 1024)} KiB per retained job record vs ${fmt(perResult / 1024)} KiB of result JSON`);
     console.log(
-      `memory with pages kept, ${n} jobs: ${kib(afterJob)} per job in Redis with the page store ` +
+      `memory with pages kept, ${n} jobs: ${kib(afterJob)} per job in Redis with pages and results in the page store ` +
         `(job record ${kib(after.jobs / n)}, page record ${kib(after.pages / n)}, BullMQ ${kib((after.queues - empty.queues) / n)}, other ${kib((after.other - empty.other) / n)}) ` +
-        `vs ${kib(beforeJob)} with the pages in Redis (page record ${kib(before.pages / n)}): x${fmt(afterJob / beforeJob, 3)}; ` +
-        `used_memory grew ${kib(afterUsed / n)} per job vs ${kib(beforeUsed / n)}`,
+        `vs ${kib(per(resultsIn))} with the results in their job records (job record ${kib(resultsIn.jobs / n)}) ` +
+        `vs ${kib(beforeJob)} with the pages in Redis too (page record ${kib(before.pages / n)}): x${fmt(afterJob / beforeJob, 3)}; ` +
+        `used_memory grew ${kib(afterUsed / n)} per job vs ${kib(beforeUsed / n)}; ` +
+        `each result takes ${kib(storedResultBytes / n)} in the result store (brotli of ${kib(perResult)} of JSON)`,
     );
     return [
       {
@@ -95,7 +111,7 @@ export async function benchMemory(n = 100): Promise<Row[]> {
       {
         benchmark: "5. Redis per retained job, pages kept (all keys)",
         measured: `${kib(afterJob)} (page store: a folder)`,
-        baseline: `${kib(beforeJob)} (pages in Redis, as before)`,
+        baseline: `${kib(beforeJob)} (pages and results in Redis, as before)`,
         ratio: `x${fmt(afterJob / beforeJob, 3)}`,
         target: `<= ${kib(TARGET_BYTES)}`,
         met: afterJob <= TARGET_BYTES,
@@ -109,9 +125,17 @@ export async function benchMemory(n = 100): Promise<Row[]> {
         met: null,
       },
       {
+        benchmark: "5. Redis per retained job: the result's share",
+        measured: `${kib(after.jobs / n)} (the job record, its result in the page store)`,
+        baseline: `${kib(resultsIn.jobs / n)} (the result in the job record, as before)`,
+        ratio: `x${fmt(after.jobs / resultsIn.jobs, 3)}`,
+        target: "report",
+        met: null,
+      },
+      {
         benchmark: "5. Redis used_memory grown per job, pages kept",
         measured: kib(afterUsed / n),
-        baseline: `${kib(beforeUsed / n)} (pages in Redis, as before)`,
+        baseline: `${kib(beforeUsed / n)} (pages and results in Redis, as before)`,
         ratio: `x${fmt(afterUsed / beforeUsed, 3)}`,
         target: "report",
         met: null,

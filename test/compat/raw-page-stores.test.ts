@@ -4,7 +4,9 @@
  * loopback). The worker writes the page's bytes there and only where they are to Redis; GET
  * /v1/jobs/{id}/html and output=html read them back through the store. A page gone from the store
  * (or an API that does not see the workers' folder) is a 404 that says why; the workers' sweeper
- * deletes pages past their retention, one process of the fleet at a time.
+ * deletes pages past their retention, one process of the fleet at a time. Completed results are kept
+ * beside the pages the same way (JOB_RESULT_STORE=page-store, the default): every surface reads the
+ * result the live answer gave, and a result the API cannot read is a 404 or 503 that says so.
  */
 import { randomBytes } from "node:crypto";
 import { createServer, type AddressInfo } from "node:net";
@@ -38,6 +40,17 @@ async function storedAt(stack: Stack, settings: Record<string, string>, loc: str
   const blobs: PageBlobs = openPageBlobs(rawPagesEnv.parse({ RAW_PAGES_DIR: stack.rawPagesDir, ...settings }));
   try {
     return await blobs.get(loc);
+  } finally {
+    blobs.close();
+  }
+}
+
+/** The result the result store holds at a location, read as a second process would. */
+async function resultAt(stack: Stack, settings: Record<string, string>, loc: string): Promise<unknown> {
+  const blobs: PageBlobs = openPageBlobs(rawPagesEnv.parse({ RAW_PAGES_DIR: stack.rawPagesDir, ...settings }), "results");
+  try {
+    const stored = await blobs.get(loc);
+    return stored && JSON.parse(brotliDecompressSync(stored).toString("utf8"));
   } finally {
     blobs.close();
   }
@@ -94,6 +107,46 @@ d.each<Backend>(["folder", "s3"])("pages kept on the %s backend", (backend) => {
     expect(gone.status).toBe(404);
     expect(gone.body.error).toMatchObject({ code: "not_found", message: expect.stringMatching(new RegExp(`^The page of job ${id} is gone from the page store`)) });
   }, LIVE);
+
+  test("a completed result is in the result store and the job record holds only where; GET /v1/jobs/{id} and /searches/{id}.json read the live answer's result", async () => {
+    const { auth, key } = await stack.account(5);
+    const res = await api().post("/v1/jobs").set("Authorization", auth).send({ endpoint: "web-search", params: { query: "coffee" }, queue: "live" });
+    expect(res.body.job.status).toBe("completed");
+    const id = res.body.job.id as string;
+    const record = await stack.redis.hgetall(`${stack.prefix}:job:${id}`);
+    expect(record.result).toBe("");
+    expect(record.resultLoc).toMatch(new RegExp(`^\\d{4}-\\d{2}-\\d{2}/\\d{2}/${id}\\.[0-9a-f]{12}\\.json\\.br$`));
+    expect(Number(await stack.redis.memory("USAGE", `${stack.prefix}:job:${id}`))).toBeLessThan(4_096);
+    expect(await resultAt(stack, settings, record.resultLoc!)).toEqual(res.body.result);
+    if (backend === "folder") expect(existsSync(join(stack.rawPagesDir!, "results", record.resultLoc!))).toBe(true);
+
+    const read = await api().get(`/v1/jobs/${id}`).set("Authorization", auth);
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual(res.body);
+    const archived = await api().get(`/searches/${id}.json`).query({ api_key: key });
+    expect(archived.status).toBe(200);
+    const organic = (res.body.result as { organic_results: { title: string }[] }).organic_results;
+    expect(organic.length).toBeGreaterThan(0);
+    expect((archived.body.organic_results as { title: string }[]).map((r) => r.title)).toEqual(organic.map((r) => r.title));
+  }, LIVE);
+
+  test("a result gone from the store is a 404 that says so on GET /v1/jobs/{id} and /searches/{id}.json, never the job without its result", async () => {
+    const { auth, key } = await stack.account(5);
+    const res = await api().post("/v1/jobs").set("Authorization", auth).send({ endpoint: "web-news", params: { query: "schloss johannisberg" }, queue: "live" });
+    const id = res.body.job.id as string;
+    const loc = (await stack.redis.hget(`${stack.prefix}:job:${id}`, "resultLoc"))!;
+    const blobs = openPageBlobs(rawPagesEnv.parse({ RAW_PAGES_DIR: stack.rawPagesDir, ...settings }), "results");
+    await blobs.delete([loc]);
+    blobs.close();
+    const gone = await api().get(`/v1/jobs/${id}`).set("Authorization", auth);
+    expect(gone.status).toBe(404);
+    expect(gone.body.error).toMatchObject({ code: "not_found", message: expect.stringMatching(new RegExp(`^The result of job ${id} is gone from the result store, so it cannot be served`)) });
+    const compat = await api().get(`/searches/${id}.json`).query({ api_key: key });
+    expect(compat.status).toBe(404);
+    expect(compat.body.error).toMatch(new RegExp(`The result of job ${id} is gone`));
+    // The job's page is still served: its route reads the record without its result.
+    expect((await api().get(`/v1/jobs/${id}/html`).set("Authorization", auth)).status).toBe(200);
+  }, LIVE);
 });
 
 /** A second API on the stack's Redis and PostgreSQL, with page store settings of its own (another host's). */
@@ -125,6 +178,10 @@ d("an API whose bucket does not answer", () => {
       const page = await request(other.app).get(`/v1/jobs/${id}/html`).set("Authorization", auth);
       expect(page.status).toBe(503);
       expect(page.body.error).toMatchObject({ code: "unavailable", message: "The page store is not answering; try again shortly" });
+      const job = await request(other.app).get(`/v1/jobs/${id}`).set("Authorization", auth);
+      expect(job.status).toBe(503);
+      expect(job.headers["retry-after"]).toBe("2");
+      expect(job.body.error).toMatchObject({ code: "unavailable", message: "The result store is not answering; try again shortly" });
     } finally {
       await other.closers.closeAll(10_000);
     }
@@ -153,6 +210,11 @@ d("an API on another host than the workers, with a folder of its own", () => {
       expect(page.status).toBe(404);
       expect(page.body.error.message).toBe(
         `The page of job ${id} is gone from the page store: the API and the workers must share RAW_PAGES_DIR, or keep pages in a bucket (RAW_PAGES_S3_BUCKET)`,
+      );
+      const job = await request(other.app).get(`/v1/jobs/${id}`).set("Authorization", auth);
+      expect(job.status).toBe(404);
+      expect(job.body.error.message).toBe(
+        `The result of job ${id} is gone from the result store, so it cannot be served (the API and the workers must share RAW_PAGES_DIR, or keep results in a bucket: RAW_PAGES_S3_BUCKET)`,
       );
     } finally {
       await other.closers.closeAll(10_000);

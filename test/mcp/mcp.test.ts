@@ -2,7 +2,9 @@
  * POST /mcp through the SDK's own client over real HTTP on loopback: the tool list, every job tool
  * against the replay upstream, get_job, billing, tool errors, and the HTTP surface (401, 405, 400).
  */
+import { unlinkSync } from "node:fs";
 import { connect as tcpConnect, type AddressInfo } from "node:net";
+import { join } from "node:path";
 import { createServer, type Server } from "node:http";
 import { Writable } from "node:stream";
 import { gzipSync } from "node:zlib";
@@ -139,6 +141,17 @@ d("MCP over Streamable HTTP", () => {
       expect(text(foreign)).toMatch(new RegExp(`No job ${ran.job.id}`));
       const unknown = await call(client, "get_job", { jobId: "job_01JZZZZZZZZZZZZZZZZZZZZZZZ" });
       expect(unknown.isError).toBe(true);
+    });
+
+    test("get_job on a job whose result is gone from the result store is a tool error that says so, not an internal error", async () => {
+      const owner = await stack.account(5);
+      const client = await connect(owner.key);
+      const ran = (await call(client, "web_autocomplete", { query: "cheesecake" })).structuredContent as unknown as JobBody;
+      const loc = (await stack.redis.hget(`${stack.prefix}:job:${ran.job.id}`, "resultLoc"))!;
+      unlinkSync(join(stack.rawPagesDir!, "results", loc));
+      const read = await call(client, "get_job", { jobId: ran.job.id });
+      expect(read.isError).toBe(true);
+      expect(text(read)).toMatch(new RegExp(`^The result of job ${ran.job.id} is gone from the result store, so it cannot be served .*\\(not_found\\)\\.$`));
     });
 
     test("a tool call works without the initialize handshake, as a newer protocol revision sends it", async () => {

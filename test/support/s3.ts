@@ -37,3 +37,27 @@ export async function startS3(bucket = "raw-pages"): Promise<LocalS3> {
     },
   };
 }
+
+/**
+ * For a test file of the page stores: s3rver started before its tests and closed after them, and
+ * the temporary folders `tempDir` makes removed then too.
+ */
+export function localStores(name: string): { s3: () => LocalS3; tempDir: () => string } {
+  let s3: LocalS3 | undefined;
+  const dirs: string[] = [];
+  beforeAll(async () => {
+    s3 = await startS3();
+  });
+  afterAll(async () => {
+    await s3?.close();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    s3: () => s3!,
+    tempDir: () => {
+      const dir = mkdtempSync(join(tmpdir(), `${name}-`));
+      dirs.push(dir);
+      return dir;
+    },
+  };
+}

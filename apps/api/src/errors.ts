@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from "express";
 import type { z } from "zod";
 import { ApiError, type FieldIssue } from "@serp/shared";
+import { PageStoreUnavailableError, ResultMissingError } from "@serp/store";
 
 /** Zod issues → one entry per invalid field, named by its path (`params.query`). */
 export function fieldIssues(error: z.ZodError): FieldIssue[] {
@@ -43,6 +44,23 @@ const HISTORY_UNAVAILABLE =
   "History is unavailable: its database (PostgreSQL) cannot be reached right now, so jobs past their hot window and usage cannot be read. " +
   "Submissions, live jobs and recent jobs are not affected. Try again later";
 
+/**
+ * A completed job's result that its record names in the result store (job-results.ts) but cannot be
+ * read: gone or unreadable (a 404 that says so, never the job without its result), or the store not
+ * answering (503, worth a retry). docs/RAW-PAGES.md, Failures.
+ */
+export function resultError(err: unknown): ApiError | undefined {
+  if (err instanceof ResultMissingError) {
+    return new ApiError(
+      "not_found",
+      `The result of job ${err.jobId} is ${err.unreadable ? "unreadable in" : "gone from"} the result store, so it cannot be served` +
+        " (the API and the workers must share RAW_PAGES_DIR, or keep results in a bucket: RAW_PAGES_S3_BUCKET)",
+    );
+  }
+  if (err instanceof PageStoreUnavailableError) return new ApiError("unavailable", "The result store is not answering; try again shortly", undefined, 2);
+  return undefined;
+}
+
 export const notFound: RequestHandler = (req, _res, next) => {
   next(new ApiError("not_found", `No route for ${req.method} ${req.path}`));
 };
@@ -57,6 +75,8 @@ export function toApiError(err: unknown): ApiError {
   const bodyError = bodyReadError(err);
   if (bodyError) return bodyError;
   if (err instanceof Error && isHistoryDown(err)) return new ApiError("unavailable", HISTORY_UNAVAILABLE, undefined, HISTORY_RETRY_AFTER_S);
+  const result = resultError(err);
+  if (result) return result;
   if (isStorageDown(err)) return new ApiError("unavailable", "Storage is unavailable; try again shortly", undefined, 2);
   return new ApiError("internal_error", "Internal error");
 }

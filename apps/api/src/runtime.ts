@@ -3,7 +3,7 @@ import type { Queue } from "bullmq";
 import type { Logger } from "pino";
 import { createMetrics } from "@serp/metrics";
 import { Closers, countryOfLocationName, type QueueName } from "@serp/shared";
-import { AccountStore, createRedis, redisTargetOf, ReplicaBarrier, IdempotencyKeys, JobArchive, JobStore, keySpace, openPostgres, openPageBlobs, openScrapeQueues, PostgresUnavailableError, RawPageStore, ResultCache, waitReady } from "@serp/store";
+import { AccountStore, createRedis, redisTargetOf, ReplicaBarrier, IdempotencyKeys, JobArchive, JobStore, keySpace, openPostgres, openJobResults, openPageBlobs, openScrapeQueues, PostgresUnavailableError, RawPageStore, ResultCache, waitReady } from "@serp/store";
 import { createApp } from "./app.js";
 import type { AppContext } from "./context.js";
 import type { ApiEnv } from "./env.js";
@@ -54,7 +54,11 @@ export async function createApiRuntime(env: ApiEnv, logger: Logger, locationChec
 
   const waiter = new FinalWaiter(subscriber, keys.finalChannel(), keys.replyChannel(randomBytes(8).toString("hex")));
   await waiter.start();
-  const jobs = new JobStore(redis, keys, env.JOB_RETENTION_SECONDS);
+  // Completed results beside the pages (JOB_RESULT_STORE): read there, and written there for a live job answered from the cache.
+  const results = openJobResults(env, env.JOB_RETENTION_SECONDS);
+  if (results) closers.add("result store", () => results.blobs.close());
+  const jobs = new JobStore(redis, keys, env.JOB_RETENTION_SECONDS).keepResultsIn(results);
+  jobs.onResultNotStored = (jobId, err) => logger.warn({ jobId, err: err.message, where: results?.blobs.where }, "result not written to the result store; kept in the job record");
   // Past its hot window a job is read from the archive, the same for every caller.
   if (pg) jobs.readFromArchive(new JobArchive(pg, redis, keys, env.JOB_HOT_SECONDS, env.JOB_RETENTION_SECONDS));
   const accounts = new AccountStore(redis, keys, ACCOUNT_CACHE_MS, pg);

@@ -13,6 +13,7 @@ import {
   keySpace,
   RawPageStore,
   openPageBlobs,
+  openJobResults,
   rebuild,
   reconcile,
   resolveLimits,
@@ -163,16 +164,21 @@ export async function runCommand(positionals: string[], values: CliValues, out: 
         if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new UsageError("--limit must be a whole number from 1 up");
         const sinceMs = Date.now() - window;
         // A job past its hot window in Redis is read from the PostgreSQL archive, as the API reads it (read only: the windows go unused).
-        const jobs = new JobStore(redis, keys, 1);
+        const results = openJobResults(env, 1);
+        const jobs = new JobStore(redis, keys, 1).keepResultsIn(results);
         if (pg) jobs.readFromArchive(new JobArchive(pg, redis, keys, DEFAULT_JOB_HOT_SECONDS, 1));
         const blobs = openPageBlobs(env);
-        const rows = await reparse(new RawPageStore(redis, keys, blobs), jobs, { sinceMs, endpoint, limit }).finally(() => blobs.close());
+        const rows = await reparse(new RawPageStore(redis, keys, blobs), jobs, { sinceMs, endpoint, limit }).finally(() => {
+          blobs.close();
+          results?.blobs.close();
+        });
         out(values.json ? JSON.stringify(rows, null, 2) : formatReparse(rows, sinceMs));
         return 0;
       }
       case "job show": {
         const id = need(values.id, "id");
-        const record = await new JobStore(redis, keys, 1).get(id);
+        const results = openJobResults(env, 1);
+        const record = await new JobStore(redis, keys, 1).keepResultsIn(results).get(id).finally(() => results?.blobs.close());
         if (!record) throw new UsageError(`no job ${id} (unknown, or past its retention)`);
         const { job, accountId, upstreamUrl, coverage, cachedFrom, exit } = record;
         out(JSON.stringify({ ...job, accountId, upstreamUrl, coverage: coverage ?? null, exit: exit ?? null, ...(cachedFrom ? { cachedFrom } : {}) }, null, 2));

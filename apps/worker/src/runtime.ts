@@ -3,7 +3,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Metrics } from "@serp/metrics";
 import { Closers, JOB_ERRORS, type QueueName } from "@serp/shared";
-import { CacheFills, JobArchive, JobStore, LedgerDrainer, QUEUE_CATALOG, openPageBlobs, openScrapeQueues, RawPageStore, ResultCache, createRedis, openPostgres, keySpace, redisTargetOf, waitReady, type KeySpace, type QueueHost, type RedisTarget } from "@serp/store";
+import { CacheFills, JobArchive, JobResults, JobStore, LedgerDrainer, QUEUE_CATALOG, openPageBlobs, openScrapeQueues, RawPageStore, ResultCache, createRedis, openPostgres, keySpace, redisTargetOf, waitReady, type KeySpace, type QueueHost, type RedisTarget } from "@serp/store";
 import type { WorkerEnv } from "./env.js";
 import { FairShare } from "./fair-share.js";
 import { RetryLater, createProcessor, type KnownJob, type Scraper } from "./processor.js";
@@ -53,12 +53,18 @@ export async function createWorkerRuntime(env: WorkerEnv, o: WorkerRuntimeDeps) 
   // Settlements append to the ledger stream in Redis; this copies them into PostgreSQL (one process
   // at a time), so no job waits on PostgreSQL. Closed after the workers (added before them).
   // Archived with its ledger entry by the drainer; read from the archive past its hot window (webhooks).
-  const archive = pg ? new JobArchive(pg, store, keys, env.JOB_HOT_SECONDS, env.JOB_RETENTION_SECONDS) : undefined;
+  // Archived records leave Redis after their hot window: their results go from the store then too.
+  const resultBlobs = env.JOB_RESULT_STORE === "page-store" ? openPageBlobs(env, "results") : undefined;
+  const results = resultBlobs ? new JobResults(resultBlobs, env.JOB_RETENTION_SECONDS, pg ? env.JOB_HOT_SECONDS : undefined) : undefined;
+  // Closed after the workers and the drainer, which read and write results until they stop.
+  if (results) closers.add("result store", () => results.blobs.close());
+  const archive = pg ? new JobArchive(pg, store, keys, env.JOB_HOT_SECONDS, env.JOB_RETENTION_SECONDS).readResultsFrom(results) : undefined;
   const ledger = pg ? new LedgerDrainer(store, keys, pg, { ...ledgerDrainerOptions(o), archive }).start() : undefined;
   if (ledger) closers.add("ledger drainer", () => ledger.stop());
   const purge = archive ? purgeArchive(archive, o.logger) : undefined;
   if (purge) closers.add("archive purge", () => clearInterval(purge));
-  const jobs = new JobStore(store, keys, env.JOB_RETENTION_SECONDS);
+  const jobs = new JobStore(store, keys, env.JOB_RETENTION_SECONDS).keepResultsIn(results);
+  jobs.onResultNotStored = (jobId, err) => o.logger.warn({ jobId, err: err.message, where: results?.blobs.where }, "result not written to the result store; kept in the job record");
   if (archive) jobs.readFromArchive(archive);
   /** Where this process's queues live: each worker opens its own connection, closed with the runtime. */
   const host: QueueHost = {
@@ -86,7 +92,8 @@ export async function createWorkerRuntime(env: WorkerEnv, o: WorkerRuntimeDeps) 
   // Before the scrape workers, so it closes after them (they keep pages until they stop).
   closers.add("page store", () => blobs.close());
   const rawPages = new RawPageStore(store, keys, blobs, env.RAW_HTML_RETENTION_SECONDS);
-  const pageSweeper = o.rawPageSweep === false || !rawPages.enabled ? undefined : new RawPageSweeper({ redis: store, keys, pages: rawPages, logger: o.logger }, o.rawPageSweep);
+  const pageSweeper =
+    o.rawPageSweep === false || (!rawPages.enabled && !results) ? undefined : new RawPageSweeper({ redis: store, keys, pages: rawPages, results: results && { store: results, jobs }, logger: o.logger }, o.rawPageSweep);
   if (pageSweeper) closers.add("raw page sweeper", () => pageSweeper.stop());
   const cache = await resultCache(env, o.logger, redisUrl, { keys, store, closers });
   const processor = createProcessor({ jobs, scraper: o.scraper, logger: o.logger, metrics: o.metrics, onFinal, fairShare, rawPages, cache });

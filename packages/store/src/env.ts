@@ -35,6 +35,12 @@ export const rawPagesEnv = z.object({
   RAW_PAGES_S3_PREFIX: unsetIfEmpty(z.string().regex(/^([A-Za-z0-9!_.*'()-]+\/)*$/, "RAW_PAGES_S3_PREFIX is empty or ends with /, such as raw/").default("raw/")),
   /** The bucket in the URL's path rather than its host name; default: on when RAW_PAGES_S3_ENDPOINT is set. */
   RAW_PAGES_S3_FORCE_PATH_STYLE: unsetIfEmpty(z.stringbool().optional()),
+  /**
+   * Where completed jobs' results are kept while their records are in Redis: `page-store` (the
+   * default: beside the pages, in RAW_PAGES_DIR/results or the bucket's results prefix; Redis keeps
+   * their location) or `redis` (in the job record itself, as before). docs/RAW-PAGES.md.
+   */
+  JOB_RESULT_STORE: unsetIfEmpty(z.enum(["page-store", "redis"]).default("page-store")),
 });
 export type RawPagesEnv = z.infer<typeof rawPagesEnv>;
 

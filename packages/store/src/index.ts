@@ -11,6 +11,7 @@ export * from "./webhooks.js";
 export * from "./upstream-status.js";
 export * from "./idempotency.js";
 export * from "./raw-pages.js";
+export * from "./job-results.js";
 export * from "./cache.js";
 export * from "./pg/pool.js";
 export * from "./pg/app-pool.js";

@@ -2,6 +2,7 @@ import type { Redis } from "ioredis";
 import { pendingJob, type Endpoint, type Job, type JobParams, type JobResponse, type JobResult, type JobSubmission, type JobStatus, type ParseCoverage, type QueueName } from "@serp/shared";
 import type { IdempotencyClaim } from "./idempotency.js";
 import type { KeySpace } from "./keys.js";
+import { jobOfResult, withStoredResult, type JobResults } from "./job-results.js";
 import { CREATE_CACHED, FINALIZE, REQUEUE, START, SUBMIT } from "./lua/jobs.js";
 
 /** A job as stored: the customer's view plus its owner and result. */
@@ -113,10 +114,11 @@ export class JobStore {
     hit: { credits: number; latencyMs: number; result: JobResult; upstreamUrl: string | null; completedAt: string; from: string },
     claim?: IdempotencyClaim,
   ): Promise<Created<Exclude<SubmitOutcome, "concurrency_limited">>> {
+    const stored = await this.storeResult(job.id, hit.result);
     const fields = [
       "id", job.id, "accountId", job.accountId, "endpoint", job.endpoint, "queue", job.queue,
       "params", JSON.stringify(job.params), "createdAt", job.createdAt, "completedAt", hit.completedAt,
-      "latencyMs", String(hit.latencyMs), "result", JSON.stringify(hit.result), "upstreamUrl", hit.upstreamUrl ?? "",
+      "latencyMs", String(hit.latencyMs), ...stored.fields, "upstreamUrl", hit.upstreamUrl ?? "",
       "cachedFrom", hit.from, "cacheMaxAge", String(job.cacheMaxAgeSeconds ?? 0),
     ];
     const [code, , replayOf] = await CREATE_CACHED.run<[number, number?, string?]>(
@@ -128,6 +130,8 @@ export class JobStore {
       },
       fields,
     );
+    // Refused or a replay: this result is nobody's.
+    if (code !== 1 || replayOf) await stored.discard();
     return { outcome: SUBMIT_OUTCOMES[code as 1 | 0 | -1 | -3 | -4], ...(replayOf ? { replayOf } : {}) };
   }
 
@@ -155,11 +159,67 @@ export class JobStore {
     return ((await this.redis.hget(this.keys.job(id), "status")) as JobStatus | null) ?? null;
   }
 
-  async get(id: string): Promise<JobRecord | null> {
+  /**
+   * The job, its result read from the result store when kept there. Throws ResultMissingError
+   * (job-results.ts) when the record names a result the store does not have, and
+   * PageStoreUnavailableError when the store does not answer: never a record without its result.
+   * `{ result: false }`, for a caller that uses only the job's other fields: the result store is not
+   * read, and a result kept there is null.
+   */
+  async get(id: string, o: { result?: false } = {}): Promise<JobRecord | null> {
     const h = await this.redis.hgetall(this.keys.job(id));
     if (!h.id) return (await this.archive?.get(id)) ?? null;
-    return fromHash(h);
+    return fromHash(o.result === false ? h : await withStoredResult(h, this.results));
   }
+
+  /**
+   * Where completed results are kept (JOB_RESULT_STORE=page-store): written there before their
+   * settlement, the record keeps where. Unset: in the record itself. Records of either kind are read.
+   */
+  results: JobResults | undefined;
+  keepResultsIn(results: JobResults | undefined): this {
+    this.results = results;
+    return this;
+  }
+
+  /**
+   * A result's fields for the record: where it was written in the result store (durably, before the
+   * record names it), or the result itself when there is no store or the store refused the write (a
+   * job never fails for want of its store: its record is then as big as before).
+   */
+  private async storeResult(id: string, result: JobResult | null): Promise<{ fields: string[]; json: string; loc: string; discard: () => Promise<void> }> {
+    const json = result ? JSON.stringify(result) : "";
+    const inline = { fields: ["result", json], json, loc: "", discard: async () => undefined };
+    if (!result || !this.results) return inline;
+    const results = this.results;
+    try {
+      const loc = await results.put(id, json);
+      // Unless the record names it after all: a command resent after a dropped connection finds its own first run.
+      const discard = async () => {
+        const named = await this.redis.hget(this.keys.job(id), "resultLoc").catch(() => loc);
+        if (named !== loc) await results.discard(loc);
+      };
+      return { fields: ["result", "", "resultLoc", loc], json, loc, discard };
+    } catch (err) {
+      this.onResultNotStored?.(id, err as Error);
+      return inline;
+    }
+  }
+
+  /** For each result location, whether a job record in Redis names it (JobResults.sweep: the others are nobody's). */
+  async resultsNamed(locations: readonly string[]): Promise<boolean[]> {
+    const pipe = this.redis.pipeline();
+    for (const loc of locations) pipe.hget(this.keys.job(jobOfResult(loc)), "resultLoc");
+    const replies = (await pipe.exec()) ?? [];
+    return locations.map((loc, i) => {
+      const [err, named] = replies[i] ?? [new Error("no reply")];
+      if (err) throw err;
+      return named === loc;
+    });
+  }
+
+  /** Told when a result could not be written to the result store and went into its record instead (the workers log it). */
+  onResultNotStored: ((jobId: string, err: Error) => void) | undefined;
 
   /** Where get() looks for a job past its hot window in Redis (pg/archive.ts): reads stay the same for every caller. */
   private archive: { get(id: string): Promise<JobRecord | null> } | undefined;
@@ -170,7 +230,8 @@ export class JobStore {
 
   /**
    * Marks the job processing for attempt `attempt` and returns its record: `started` false when it
-   * was already final (the record says how it ended); null when it is unknown or expired.
+   * was already final (the record says how it ended; its result is not read from the result store);
+   * null when it is unknown or expired.
    */
   async start(id: string, attempt: number): Promise<{ started: boolean; record: JobRecord } | null> {
     const [code, flat] = await START.run<[number, string[]?]>(this.redis, { job: this.keys.job(id), attempt });
@@ -185,8 +246,13 @@ export class JobStore {
     return (await REQUEUE.run<number>(this.redis, { job: this.keys.job(id) })) === 1;
   }
 
-  /** Makes the job final and settles it. False when it already was final (nothing changes). */
+  /**
+   * Makes the job final and settles it. False when it already was final (nothing changes). A result
+   * goes to the result store first; the record is published to a waiting API process with the result
+   * in it, so a live answer never reads the store back.
+   */
   async finalize(id: string, accountId: string, f: Final): Promise<boolean> {
+    const stored = await this.storeResult(id, f.result);
     const r = await FINALIZE.run<number>(this.redis, {
       job: this.keys.job(id),
       account: this.keys.account(accountId),
@@ -198,7 +264,8 @@ export class JobStore {
       completedAt: f.completedAt,
       latencyMs: f.latencyMs === null ? "" : String(f.latencyMs),
       error: f.error ?? "",
-      result: f.result ? JSON.stringify(f.result) : "",
+      result: stored.json,
+      resultLoc: stored.loc,
       retention: this.retentionSeconds,
       jobId: id,
       finalChannel: this.keys.finalChannel(),
@@ -207,6 +274,8 @@ export class JobStore {
       coverage: f.coverage ? JSON.stringify(f.coverage) : "",
       exit: f.exit ? JSON.stringify(f.exit) : "",
     });
+    // Already final: this result is nobody's (after a failed call the sweeper takes it, since the script may have run).
+    if (r !== 1) await stored.discard();
     return r === 1;
   }
 }

@@ -48,6 +48,15 @@ export class S3PageBlobs implements PageBlobs {
     );
   }
 
+  /** In batches of 1000 (DeleteObjects' most). */
+  async delete(locations: readonly string[]): Promise<void> {
+    for (let i = 0; i < locations.length; i += 1000) {
+      const Objects = locations.slice(i, i + 1000).map((l) => ({ Key: this.o.prefix + checkedLocation(l) }));
+      const res = await this.client.send(new DeleteObjectsCommand({ Bucket: this.o.bucket, Delete: { Objects, Quiet: true } }));
+      if (res.Errors?.length) throw new Error(`${res.Errors.length} objects not deleted from ${this.where}: ${res.Errors[0]!.Code ?? ""} ${res.Errors[0]!.Message ?? ""}`);
+    }
+  }
+
   async get(location: string): Promise<Buffer | null> {
     const Key = this.o.prefix + checkedLocation(location);
     try {
@@ -69,28 +78,38 @@ export class S3PageBlobs implements PageBlobs {
    */
   async sweep(cutoffMs: number): Promise<number> {
     let deleted = 0;
+    for await (const objects of this.partitions((start) => start > cutoffMs)) {
+      const expired = objects.filter((o) => o.start + HOUR_MS <= cutoffMs || (o.modified && o.modified.getTime() < cutoffMs)).map((o) => o.key);
+      if (!expired.length) continue;
+      const res = await this.client.send(new DeleteObjectsCommand({ Bucket: this.o.bucket, Delete: { Objects: expired.map((Key) => ({ Key })), Quiet: true } }));
+      deleted += expired.length - (res.Errors?.length ?? 0);
+    }
+    return deleted;
+  }
+
+  async *list(beforeMs: number): AsyncIterable<string[]> {
+    for await (const objects of this.partitions((start) => start + HOUR_MS > beforeMs)) yield objects.map((o) => o.key.slice(this.o.prefix.length));
+  }
+
+  /** The objects in the prefix's partitions, a listing page at a time in time order, up to the first partition `past` says is past the range. */
+  private async *partitions(past: (start: number) => boolean): AsyncIterable<{ key: string; start: number; modified?: Date }[]> {
     let token: string | undefined;
     for (;;) {
       const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.o.bucket, Prefix: this.o.prefix, ContinuationToken: token }));
-      const expired: string[] = [];
+      const found: { key: string; start: number; modified?: Date }[] = [];
       let done = false;
       for (const object of page.Contents ?? []) {
         const start = this.startOf(object);
         if (start === undefined) continue;
-        if (start > cutoffMs) {
+        if (past(start)) {
           done = true;
           break;
         }
-        if (start + HOUR_MS <= cutoffMs || (object.LastModified && object.LastModified.getTime() < cutoffMs)) expired.push(object.Key!);
+        found.push({ key: object.Key!, start, modified: object.LastModified });
       }
-      if (expired.length) {
-        const res = await this.client.send(
-          new DeleteObjectsCommand({ Bucket: this.o.bucket, Delete: { Objects: expired.map((Key) => ({ Key })), Quiet: true } }),
-        );
-        deleted += expired.length - (res.Errors?.length ?? 0);
-      }
+      if (found.length) yield found;
       token = page.NextContinuationToken;
-      if (done || !page.IsTruncated || !token) return deleted;
+      if (done || !page.IsTruncated || !token) return;
     }
   }
 

@@ -14,6 +14,7 @@
  * (page-blobs.ts); Redis keeps only where each page is and what it is, a small hash expiring with
  * the retention, so a page outlives neither its retention nor its record. docs/RAW-PAGES.md.
  */
+import { join } from "node:path";
 import { promisify } from "node:util";
 import { brotliCompress, brotliDecompress, constants } from "node:zlib";
 import type { Redis } from "ioredis";
@@ -94,19 +95,32 @@ export class RawPageMissingError extends Error {
   }
 }
 
-/** The page store the settings name (checked by checkRawPagesEnv): the bucket when RAW_PAGES_S3_BUCKET is set, else the folder. */
-export function openPageBlobs(env: RawPagesEnv): PageBlobs {
+/**
+ * The page store the settings name (checked by checkRawPagesEnv): the bucket when RAW_PAGES_S3_BUCKET
+ * is set, else the folder. `results`: the store of completed jobs' results beside it (job-results.ts),
+ * the folder's `results/` or the bucket's results prefix (resultsPrefixOf), its writes flushed to disk.
+ */
+export function openPageBlobs(env: RawPagesEnv, part: "pages" | "results" = "pages"): PageBlobs {
   const bucket = env.RAW_PAGES_S3_BUCKET;
-  if (!bucket) return new FolderPageBlobs(env.RAW_PAGES_DIR);
+  if (!bucket) return part === "pages" ? new FolderPageBlobs(env.RAW_PAGES_DIR) : new FolderPageBlobs(join(env.RAW_PAGES_DIR, "results"), true);
   return new S3PageBlobs({
     bucket,
-    prefix: env.RAW_PAGES_S3_PREFIX,
+    prefix: part === "pages" ? env.RAW_PAGES_S3_PREFIX : resultsPrefixOf(env.RAW_PAGES_S3_PREFIX),
     endpoint: env.RAW_PAGES_S3_ENDPOINT,
     region: env.RAW_PAGES_S3_REGION,
     accessKeyId: env.RAW_PAGES_S3_ACCESS_KEY_ID,
     secretAccessKey: env.RAW_PAGES_S3_SECRET_ACCESS_KEY,
     forcePathStyle: env.RAW_PAGES_S3_FORCE_PATH_STYLE ?? Boolean(env.RAW_PAGES_S3_ENDPOINT),
   });
+}
+
+/**
+ * The bucket prefix of results beside pages under `pagesPrefix`: a sibling, never inside it, so the
+ * pages' lifecycle rule (days) never reaches results, which live as long as their jobs. `raw/` →
+ * `raw-results/`; `` → `results/`.
+ */
+export function resultsPrefixOf(pagesPrefix: string): string {
+  return pagesPrefix ? `${pagesPrefix.slice(0, -1)}-results/` : "results/";
 }
 
 export class RawPageStore {

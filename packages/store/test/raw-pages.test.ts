@@ -8,12 +8,11 @@
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
-import { mkdtempSync, readdirSync, rmSync, utimesSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { FolderPageBlobs, PageStoreUnavailableError, RawPageMissingError, compressPage, RawPageStore, S3PageBlobs, checkRawPagesEnv, keySpace, openPageBlobs, pageLocation, rawPagesEnv, type PageBlobs } from "@serp/store";
-import { startS3, type LocalS3 } from "../../../test/support/s3.js";
+import { localStores } from "../../../test/support/s3.js";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const HOUR = 3_600_000;
@@ -21,23 +20,10 @@ const HOUR = 3_600_000;
 const NOW = Date.UTC(2026, 10, 27, 3, 20);
 const bytes = (n: number) => randomBytes(n);
 
-let s3: LocalS3;
-const dirs: string[] = [];
-const tempDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), "pages-test-"));
-  dirs.push(dir);
-  return dir;
-};
-beforeAll(async () => {
-  s3 = await startS3();
-});
-afterAll(async () => {
-  await s3.close();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+const { s3: localS3, tempDir } = localStores("pages-test");
 
 const s3Blobs = (prefix = `t${randomBytes(4).toString("hex")}/raw/`) =>
-  openPageBlobs(rawPagesEnv.parse({ ...s3.env(prefix) })) as S3PageBlobs;
+  openPageBlobs(rawPagesEnv.parse({ ...localS3().env(prefix) })) as S3PageBlobs;
 
 test("a page's location is its UTC hour's partition, then its job id; anything else is refused", () => {
   expect(pageLocation("job_01JABC", NOW)).toBe("2026-11-27/03/job_01JABC.html.br");
@@ -56,7 +42,7 @@ test("the settings choose the folder unless a bucket is named, and refuse half a
   expect(checked.safeParse({ RAW_PAGES_S3_ENDPOINT: "http://127.0.0.1:9000" }).error?.issues[0]?.path).toEqual(["RAW_PAGES_S3_BUCKET"]);
   expect(rawPagesEnv.safeParse({ RAW_PAGES_S3_BUCKET: "Not_A_Bucket" }).success).toBe(false);
   expect(rawPagesEnv.safeParse({ RAW_PAGES_S3_PREFIX: "raw" }).success).toBe(false);
-  expect(checked.safeParse({ ...s3.env("raw/") }).success).toBe(true);
+  expect(checked.safeParse({ ...localS3().env("raw/") }).success).toBe(true);
 });
 
 describe.each([
@@ -127,7 +113,7 @@ test("a bucket nobody answers for is PageStoreUnavailableError (a 503 to the API
   await new Promise<void>((ok) => closed.listen(0, "127.0.0.1", ok));
   const { port } = closed.address() as AddressInfo;
   await new Promise((ok) => closed.close(ok));
-  const blobs = openPageBlobs(rawPagesEnv.parse({ ...s3.env("raw/"), RAW_PAGES_S3_ENDPOINT: `http://127.0.0.1:${port}` }));
+  const blobs = openPageBlobs(rawPagesEnv.parse({ ...localS3().env("raw/"), RAW_PAGES_S3_ENDPOINT: `http://127.0.0.1:${port}` }));
   const err = await blobs.get(pageLocation("job_a", NOW)).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(PageStoreUnavailableError);
   expect((err as Error).message).toMatch(/ECONNREFUSED/);
@@ -135,7 +121,7 @@ test("a bucket nobody answers for is PageStoreUnavailableError (a 503 to the API
 });
 
 test("a bucket refuses an unknown access key: the settings' credentials are the ones sent (s3rver checks the key id, not V4 signatures)", async () => {
-  const blobs = openPageBlobs(rawPagesEnv.parse({ ...s3.env("raw/"), RAW_PAGES_S3_ACCESS_KEY_ID: "NOT-S3RVER" }));
+  const blobs = openPageBlobs(rawPagesEnv.parse({ ...localS3().env("raw/"), RAW_PAGES_S3_ACCESS_KEY_ID: "NOT-S3RVER" }));
   await expect(blobs.put(pageLocation("job_a", NOW), bytes(10))).rejects.toThrow(/Access Key Id you provided does not exist/);
   blobs.close();
 });

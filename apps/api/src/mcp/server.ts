@@ -7,7 +7,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "pino";
 import { ApiError, ENDPOINTS, safeText, type Endpoint, type JobResponse } from "@serp/shared";
 import type { AppContext } from "../context.js";
-import { isStorageDown } from "../errors.js";
+import { isStorageDown, resultError } from "../errors.js";
 import type { Submitter } from "../submitter.js";
 import { jobRequestOf } from "../jobs/service.js";
 import { jobMarkdown } from "../compat/markdown.js";
@@ -102,7 +102,8 @@ function toolError(text: string): CallToolResult {
 }
 
 /** Service errors become tool errors in the customer's words; anything else is logged, not shown. */
-function failure(err: unknown, log: Logger): CallToolResult {
+function failure(thrown: unknown, log: Logger): CallToolResult {
+  const err = resultError(thrown) ?? thrown;
   if (err instanceof ApiError) {
     if (err.code === "invalid_request" && err.details?.length) {
       // Fields are named as the tool's arguments, not as members of a POST /v1/jobs body.

@@ -120,9 +120,9 @@ export function jobRoutes(ctx: AppContext): Router {
   const parseJson = jsonBody({ limit: ctx.env.BODY_LIMIT, strict: false, type: () => true });
   const webhooks = new WebhookStore(ctx.redis, ctx.keys, ctx.env.JOB_RETENTION_SECONDS);
 
-  /** The caller's own job: another account's is as unknown as an expired one (404, never 403). */
+  /** The caller's own job, without its result: another account's is as unknown as an expired one (404, never 403). */
   const ownJob = async (id: string, accountId: string | undefined) => {
-    const record = isJobId(id) ? await ctx.jobs.get(id) : null;
+    const record = isJobId(id) ? await ctx.jobs.get(id, { result: false }) : null;
     if (!record || record.accountId !== accountId) throw new ApiError("not_found", `No job ${id}`);
     return record;
   };

@@ -12,7 +12,7 @@ export function createWebhookEnqueuer(deps: { jobs: JobStore; webhooks: WebhookS
   return async (jobId: string, known?: Pick<Job, "queue" | "postbackUrl">): Promise<void> => {
     // Most jobs have no webhook: when the caller knows that, skip reading the record.
     if (known && (!known.postbackUrl || known.queue === "live")) return;
-    const record = await deps.jobs.get(jobId);
+    const record = await deps.jobs.get(jobId, { result: false });
     if (!record?.job.postbackUrl || record.job.queue === "live" || !FINAL_STATUSES.includes(record.job.status)) return;
     if ((await deps.webhooks.begin(jobId, record.job.postbackUrl)) !== "pending") return;
     await deps.queue.enqueue({ jobId }, { attempts: deps.attempts });

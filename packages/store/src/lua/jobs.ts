@@ -48,12 +48,14 @@ return {1, reserved + tonumber(reserve)}`,
  * `finalChannel`; a job with a reply channel has its settled record (HGETALL, as a JSON array)
  * published there too. `cachedFrom`, when set, marks a cache hit; `coverage`, when set, is the
  * parse's coverage figure (JSON), kept for operators. The job leaves `unqueued` (lua SUBMIT).
+ * `resultLoc`, when set, is where `result` was written in the result store (job-results.ts): the
+ * record keeps only that, and the reply carries the result itself.
  */
 export const FINALIZE = script(
   {
     name: "Finalize",
     keys: ["job", "account", "ledger", "usage", "unqueued"],
-    args: ["status", "price", "completedAt", "latencyMs", "error", "result", "retention", "jobId", "finalChannel", "upstreamUrl", "cachedFrom", "coverage", "exit"],
+    args: ["status", "price", "completedAt", "latencyMs", "error", "result", "resultLoc", "retention", "jobId", "finalChannel", "upstreamUrl", "cachedFrom", "coverage", "exit"],
   },
   `
 redis.call('ZREM', unqueued, jobId)
@@ -69,8 +71,13 @@ local charge = full
 if charge > cap then charge = cap end
 redis.call('HINCRBY', account, 'reserved', -1)
 if charge > 0 then redis.call('HINCRBY', account, 'balance', -charge) end
+local kept = result
+if resultLoc ~= '' then
+  kept = ''
+  redis.call('HSET', job, 'resultLoc', resultLoc)
+end
 redis.call('HSET', job, 'status', status, 'credits', charge, 'completedAt', completedAt,
-  'latencyMs', latencyMs, 'error', error, 'result', result, 'upstreamUrl', upstreamUrl)
+  'latencyMs', latencyMs, 'error', error, 'result', kept, 'upstreamUrl', upstreamUrl)
 redis.call('EXPIRE', job, retention)
 local endpoint = redis.call('HGET', job, 'endpoint')
 local entry = { type = (status == 'completed') and 'charge' or 'refund', jobId = jobId,
@@ -87,7 +94,14 @@ redis.call('HINCRBY', usage, endpoint .. ':' .. status, 1)
 redis.call('HINCRBY', usage, endpoint .. ':credits', charge)
 -- The waiting process's reply first: it must find the record before the bare announcement.
 local replyTo = redis.call('HGET', job, 'replyTo')
-if replyTo then redis.call('PUBLISH', replyTo, cjson.encode(redis.call('HGETALL', job))) end
+if replyTo then
+  local fields = redis.call('HGETALL', job)
+  if resultLoc ~= '' then
+    fields[#fields + 1] = 'result'
+    fields[#fields + 1] = result
+  end
+  redis.call('PUBLISH', replyTo, cjson.encode(fields))
+end
 redis.call('PUBLISH', finalChannel, jobId)
 return 1`,
 );

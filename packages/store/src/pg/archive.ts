@@ -2,6 +2,7 @@ import type { Redis } from "ioredis";
 import type pg from "pg";
 import { FINAL_STATUSES, type Job } from "@serp/shared";
 import { fromHash, type JobRecord } from "../jobs.js";
+import { ResultMissingError, withStoredResult, type JobResults } from "../job-results.js";
 import type { KeySpace } from "../keys.js";
 
 /** The archive could not be read (PostgreSQL unreachable): the API answers 503 with Retry-After. */
@@ -32,19 +33,40 @@ export class JobArchive {
     readonly retentionSeconds: number,
   ) {}
 
-  /** The final records of `jobIds` still in Redis (others are gone or not final: nothing to archive). */
+  /**
+   * Where records read here find their results when kept in the result store (JobStore.results):
+   * the archive holds each record whole, result and all.
+   */
+  results: JobResults | undefined;
+  readResultsFrom(results: JobResults | undefined): this {
+    this.results = results;
+    return this;
+  }
+
+  /**
+   * The final records of `jobIds` still in Redis (others are gone or not final: nothing to archive),
+   * with their results. A record whose result is missing from the result store is left out (it stays
+   * in Redis to the end of its retention, where reading it says so); a result store that does not
+   * answer throws, and the drain is tried again.
+   */
   async recordsOf(jobIds: readonly string[]): Promise<JobRecord[]> {
     if (!jobIds.length) return [];
     const pipe = this.redis.pipeline();
     for (const id of jobIds) pipe.hgetall(this.keys.job(id));
     const replies = (await pipe.exec()) ?? [];
-    const out: JobRecord[] = [];
-    for (const [err, h] of replies) {
-      const fields = h as Record<string, string> | undefined;
-      if (err || !fields?.id || !FINAL_STATUSES.includes(fields.status as Job["status"])) continue;
-      out.push(fromHash(fields));
-    }
-    return out;
+    const records = await Promise.all(
+      replies.map(async ([err, h]) => {
+        const fields = h as Record<string, string> | undefined;
+        if (err || !fields?.id || !FINAL_STATUSES.includes(fields.status as Job["status"])) return null;
+        try {
+          return fromHash(await withStoredResult(fields, this.results));
+        } catch (e) {
+          if (e instanceof ResultMissingError) return null;
+          throw e;
+        }
+      }),
+    );
+    return records.filter((r): r is JobRecord => r !== null);
   }
 
   /** Writes records inside the caller's transaction; a record archived before is left as it is. */
