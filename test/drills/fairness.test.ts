@@ -9,10 +9,9 @@
  */
 import request from "supertest";
 import { createUpstream, readUpstreamEnv } from "@serp/upstream";
-import { loadEnv as loadWorkerEnv } from "@serp/worker/env";
 import { createWorkerRuntime } from "@serp/worker/runtime";
 import { Receiver } from "../webhooks/receiver.js";
-import { REDIS_URL, silent, startStack, type Stack } from "../support/stack.js";
+import { silent, startStack, type Stack } from "../support/stack.js";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 
@@ -49,8 +48,7 @@ describe.each([1, 2])("live jobs, %i worker process(es), upstream answering afte
     if (processes === 2) {
       secondUpstream = createUpstream(readUpstreamEnv({ UPSTREAM_BASE_URL: stack.replay.url, UPSTREAM_TIMEOUT_MS: 5_000, PARSE_THREADS: 0 }));
       second = await createWorkerRuntime(
-        loadWorkerEnv({
-          REDIS_URL, SERP_PREFIX: stack.prefix, WORKER_QUEUES: "live", WORKER_CONCURRENCY: "8", JOB_RETENTION_SECONDS: "3600",
+        stack.workerEnv({ WORKER_QUEUES: "live", WORKER_CONCURRENCY: "8", JOB_RETENTION_SECONDS: "3600",
         }),
         { scraper: secondUpstream, logger: silent, webhooks: false },
       );

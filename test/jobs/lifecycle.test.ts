@@ -8,7 +8,6 @@ import request from "supertest";
 import { JOB_ERRORS, newJobId } from "@serp/shared";
 import { QUEUE_CATALOG, keySpace, paramsHashOf, scrapePayloadOf } from "@serp/store";
 import { createUpstream, readUpstreamEnv } from "@serp/upstream";
-import { loadEnv as loadWorkerEnv } from "@serp/worker/env";
 import { createWorkerRuntime } from "@serp/worker/runtime";
 import { REDIS_URL, fixturesAvailable, pollUntilFinal, silent, startStack, type Stack } from "../support/stack.js";
 
@@ -187,7 +186,7 @@ d("live jobs fetched while they are marked started", () => {
 
     const upstream = createUpstream(readUpstreamEnv({ UPSTREAM_BASE_URL: stack.replay.url, UPSTREAM_TIMEOUT_MS: 5_000, PARSE_THREADS: 0 }));
     const worker = await createWorkerRuntime(
-      loadWorkerEnv({ REDIS_URL, SERP_PREFIX: stack.prefix, WORKER_QUEUES: "live", WORKER_CONCURRENCY: "1", JOB_RETENTION_SECONDS: "600" }),
+      stack.workerEnv({ WORKER_QUEUES: "live", WORKER_CONCURRENCY: "1", JOB_RETENTION_SECONDS: "600" }),
       { scraper: upstream, logger: silent },
     );
     try {
@@ -227,7 +226,7 @@ d("live jobs fetched while they are marked started", () => {
       await stack.api.queues[queue].add("web-search", old, { ...QUEUE_CATALOG[queue].jobOptions, jobId: id });
     }
     const worker = await createWorkerRuntime(
-      loadWorkerEnv({ REDIS_URL, SERP_PREFIX: stack.prefix, WORKER_QUEUES: "live,fast", WORKER_CONCURRENCY: "1", JOB_RETENTION_SECONDS: "600" }),
+      stack.workerEnv({ WORKER_QUEUES: "live,fast", WORKER_CONCURRENCY: "1", JOB_RETENTION_SECONDS: "600" }),
       { scraper: stack.upstream, logger: silent, webhooks: false },
     );
     try {
@@ -271,7 +270,7 @@ d("a job BullMQ gives up on", () => {
     const upstream = createUpstream(readUpstreamEnv({ UPSTREAM_BASE_URL: stack.replay.url, UPSTREAM_TIMEOUT_MS: 5_000, PARSE_THREADS: 0 }));
     const worker = await createWorkerRuntime(
       // A lock shorter than WORKER_LOCK_MS allows, so the stalled job is retaken at once.
-      { ...loadWorkerEnv({ REDIS_URL, SERP_PREFIX: stack.prefix, WORKER_QUEUES: "fast", WORKER_CONCURRENCY: "1", JOB_RETENTION_SECONDS: "600" }), WORKER_LOCK_MS: 300 },
+      { ...stack.workerEnv({ WORKER_QUEUES: "fast", WORKER_CONCURRENCY: "1", JOB_RETENTION_SECONDS: "600" }), WORKER_LOCK_MS: 300 },
       { scraper: upstream, logger: silent, maxStalledCount: 0, webhooks: false },
     );
     try {

@@ -4,9 +4,8 @@
  */
 import request from "supertest";
 import { createUpstream, readUpstreamEnv } from "@serp/upstream";
-import { loadEnv as loadWorkerEnv } from "@serp/worker/env";
 import { createWorkerRuntime } from "@serp/worker/runtime";
-import { REDIS_URL, pollUntilFinal, silent, startStack, type Stack } from "../support/stack.js";
+import { pollUntilFinal, silent, startStack, type Stack } from "../support/stack.js";
 
 const job = { endpoint: "web-news", params: { query: "schloss johannisberg" }, queue: "fast" };
 
@@ -40,7 +39,7 @@ describe("jobs in flight", () => {
 
     const upstream = createUpstream(readUpstreamEnv({ UPSTREAM_BASE_URL: stack.replay.url, UPSTREAM_TIMEOUT_MS: 5_000, PARSE_THREADS: 0 }));
     const worker = await createWorkerRuntime(
-      loadWorkerEnv({ REDIS_URL, SERP_PREFIX: stack.prefix, WORKER_QUEUES: "fast", WORKER_CONCURRENCY: "2", JOB_RETENTION_SECONDS: "3600" }),
+      stack.workerEnv({ WORKER_QUEUES: "fast", WORKER_CONCURRENCY: "2", JOB_RETENTION_SECONDS: "3600" }),
       { scraper: upstream, logger: silent },
     );
     try {

@@ -13,7 +13,7 @@ import { createApiRuntime, type ApiRuntime } from "@serp/api/runtime";
 import { startReplayServer, type ReplayOptions, type ReplayServer } from "@serp/replay";
 import type { QueueName } from "@serp/shared";
 import { createUpstream, profileTable, readUpstreamEnv, shippedProfilesFile, type UpstreamDeps } from "@serp/upstream";
-import { loadEnv as loadWorkerEnv } from "@serp/worker/env";
+import { loadEnv as loadWorkerEnv, type WorkerEnv } from "@serp/worker/env";
 import { createWorkerRuntime, type WorkerRuntime, type WorkerRuntimeDeps } from "@serp/worker/runtime";
 import { createPgPool, createRedis, migrate, redisTargetOf, withSchema } from "@serp/store";
 import { FIXTURES_DIR, GEOTARGETS_DIR, fixturesAvailable, geotargetsAvailable } from "../../packages/upstream/test/fixtures-dir.js";
@@ -108,6 +108,11 @@ export interface Stack {
   rawPagesDir?: string;
   /** The stack's PostgreSQL URL (its own schema on the search_path), when it has one. */
   databaseUrl?: string;
+  /**
+   * Settings for another worker of this stack (a second process, a slower lock…): the stack's own
+   * Redis, prefix, database and page store, with `settings` over them, parsed as the worker parses its environment.
+   */
+  workerEnv(settings: Record<string, string>): WorkerEnv;
   /** A new account holding `credits`, and a key for it. */
   account(credits?: number): Promise<{ accountId: string; key: string; auth: string }>;
   close(): Promise<void>;
@@ -171,6 +176,7 @@ export async function startStack(o: StackOptions = {}): Promise<Stack> {
     redis,
     databaseUrl,
     rawPagesDir: env.RAW_PAGES_S3_BUCKET ? undefined : env.RAW_PAGES_DIR,
+    workerEnv: (settings) => loadWorkerEnv({ ...source, ...settings }),
     async account(credits = 100) {
       const acct = await api.accounts.create("test");
       const { key } = await api.accounts.createKey(acct.id);
