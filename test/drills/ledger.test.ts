@@ -36,7 +36,7 @@ afterAll(async () => {
 /** The CLI as an operator runs it against one stack (its prefix, its schema). */
 async function cli(stack: Stack, ...argv: string[]): Promise<{ code: number; text: string }> {
   const saved = { REDIS_URL: process.env.REDIS_URL, DATABASE_URL: process.env.DATABASE_URL, SERP_PREFIX: process.env.SERP_PREFIX };
-  Object.assign(process.env, { REDIS_URL, DATABASE_URL: stack.databaseUrl, SERP_PREFIX: stack.prefix });
+  Object.assign(process.env, { ...stack.settings, DATABASE_URL: stack.databaseUrl });
   const lines: string[] = [];
   try {
     const code = await runCli(argv, (l) => lines.push(l), () => undefined);
@@ -139,7 +139,7 @@ d("drill: the ledger in PostgreSQL", () => {
       expect(await stack.redis.xlen(keys.ledgerStream())).toBe(6);
 
       const child = spawn(process.execPath, ["--import", "tsx", "test/support/ledger-drainer-child.ts"], {
-        env: { ...process.env, REDIS_URL, DATABASE_URL: stack.databaseUrl, SERP_PREFIX: stack.prefix },
+        env: { ...process.env, ...stack.settings, DATABASE_URL: stack.databaseUrl },
         stdio: ["ignore", "ignore", "pipe"],
       });
       let stderr = "";

@@ -14,7 +14,7 @@ import { newJobId } from "@serp/shared";
 import { MIGRATIONS_DIR, createPgPool, keySpace, type PgPool } from "@serp/store";
 import { startPostgres, type PrivatePostgres } from "../../scripts/postgres.mjs";
 import { freePort, spawnService, waitFor, type ServiceProcess } from "../ops/support.js";
-import { REDIS_URL, fixturesAvailable, startStack, type Stack } from "../support/stack.js";
+import { fixturesAvailable, startStack, type Stack } from "../support/stack.js";
 
 const d = fixturesAvailable ? describe : describe.skip;
 
@@ -45,7 +45,7 @@ d("drill: the apps start while PostgreSQL is down", () => {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     const databaseUrl = server!.url;
-    const common = { REDIS_URL, SERP_PREFIX: stack.prefix, DATABASE_URL: databaseUrl };
+    const common = { ...stack.settings, DATABASE_URL: databaseUrl };
     // A new API_KEY: its account is written to PostgreSQL first, so it is made once PostgreSQL is reached.
     const apiKey = `sk_live_drill_${stack.prefix}`;
     const api = spawnService("api", { ...common, PORT: String(port), HOST: "127.0.0.1", API_KEY: apiKey, API_KEY_CREDITS: "7" });

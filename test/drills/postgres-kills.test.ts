@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { createPgPool, keySpace, reconcile, type PgPool } from "@serp/store";
 import { startPostgres, type PrivatePostgres } from "../../scripts/postgres.mjs";
 import { freePort, spawnService, waitFor, type ServiceProcess } from "../ops/support.js";
-import { REDIS_URL, fixturesAvailable, startStack, type Stack } from "../support/stack.js";
+import { fixturesAvailable, startStack, type Stack } from "../support/stack.js";
 
 const d = fixturesAvailable ? describe : describe.skip;
 
@@ -57,7 +57,7 @@ function expectAllAlive(): void {
 
 d("drill: PostgreSQL connections killed under load", () => {
   test("backends terminated every 50 ms for 4 s: no process dies, every job ends, the ledger is complete and exact", async () => {
-    const common = { REDIS_URL, SERP_PREFIX: stack.prefix, DATABASE_URL: stack.databaseUrl!, RATE_LIMIT_PER_MINUTE: "0", MAX_JOBS_IN_FLIGHT: "0" };
+    const common = { ...stack.settings, DATABASE_URL: stack.databaseUrl!, RATE_LIMIT_PER_MINUTE: "0", MAX_JOBS_IN_FLIGHT: "0" };
     const port = await freePort();
     const api = spawnService("api", { ...common, PORT: String(port), HOST: "127.0.0.1" });
     const workers = [0, 1].map(() =>

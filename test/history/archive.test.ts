@@ -75,7 +75,7 @@ maybe("job archive and usage", () => {
     ]);
     // The same from the CLI, for operators (invoicing a month).
     const saved = { SERP_PREFIX: process.env.SERP_PREFIX, DATABASE_URL: process.env.DATABASE_URL, REDIS_URL: process.env.REDIS_URL };
-    Object.assign(process.env, { SERP_PREFIX: stack.prefix, DATABASE_URL: stack.databaseUrl, REDIS_URL });
+    Object.assign(process.env, { ...stack.settings, DATABASE_URL: stack.databaseUrl });
     const lines: string[] = [];
     try {
       expect(await runCli(["usage", "--account", accountId, "--from", today], (l) => lines.push(l), () => undefined)).toBe(0);

@@ -11,7 +11,7 @@ import { createRedis } from "@serp/store";
 import { loadEnv } from "@serp/api/env";
 import { createApiRuntime } from "@serp/api/runtime";
 import { createLimits } from "../../apps/api/src/limits/index.js";
-import { REDIS_URL, silent, startStack, type Stack } from "../support/stack.js";
+import { silent, startStack, type Stack } from "../support/stack.js";
 
 const job = { endpoint: "web-news", params: { query: "coffee" }, queue: "regular" };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -185,7 +185,7 @@ describe("request rate across API processes", () => {
   let second: Awaited<ReturnType<typeof createApiRuntime>>;
   beforeAll(async () => {
     stack = await startStack({ workerQueues: [] });
-    second = await createApiRuntime(loadEnv({ REDIS_URL, SERP_PREFIX: stack.prefix, LOG_LEVEL: "silent" }), silent);
+    second = await createApiRuntime(loadEnv({ ...stack.settings, LOG_LEVEL: "silent" }), silent);
   });
   afterAll(async () => {
     await second.closers.closeAll(5_000);
@@ -266,7 +266,7 @@ describe("the rate-limit middleware on its own", () => {
   });
 
   test("POST /v1/jobs answers 503, not 500, when the API's Redis goes away", async () => {
-    const rt = await createApiRuntime(loadEnv({ REDIS_URL, SERP_PREFIX: stack.prefix, LOG_LEVEL: "silent" }), silent);
+    const rt = await createApiRuntime(loadEnv({ ...stack.settings, LOG_LEVEL: "silent" }), silent);
     const { auth } = await stack.account(1);
     try {
       rt.redis.disconnect();

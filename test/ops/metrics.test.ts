@@ -20,7 +20,7 @@ d("metrics", () => {
     const port = await freePort();
     workerUrl = `http://127.0.0.1:${port}`;
     worker = spawnService("worker", {
-      REDIS_URL, SERP_PREFIX: stack.prefix, WORKER_QUEUES: "live,fast,regular", HEALTH_PORT: String(port), UPSTREAM_BASE_URL: stack.replay.url, UPSTREAM_STATUS_INTERVAL_MS: "100",
+      ...stack.settings, WORKER_QUEUES: "live,fast,regular", HEALTH_PORT: String(port), UPSTREAM_BASE_URL: stack.replay.url, UPSTREAM_STATUS_INTERVAL_MS: "100",
     });
     await worker.waitForLog("workers ready", (l) => l.msg === "workers ready", 20_000);
   }, 30_000);

@@ -17,7 +17,7 @@ d("worker graceful shutdown", () => {
   const startWorker = async (env: Record<string, string> = {}) => {
     const worker = spawnService("worker", {
       // One account fills every slot here: no fair-share cap (docs/FAIRNESS.md), it is not what this tests.
-      REDIS_URL, SERP_PREFIX: stack.prefix, WORKER_QUEUES: "fast", WORKER_CONCURRENCY: "4", WORKER_ACCOUNT_SHARE: "1",
+      ...stack.settings, WORKER_QUEUES: "fast", WORKER_CONCURRENCY: "4", WORKER_ACCOUNT_SHARE: "1",
       HEALTH_PORT: String(await freePort()), UPSTREAM_BASE_URL: stack.replay.url, ...env,
     });
     processes.push(worker);
@@ -128,7 +128,7 @@ d("API graceful shutdown", () => {
     const base = `http://127.0.0.1:${port}`;
     const key = `sk_test_${randomBytes(12).toString("hex")}`;
     api = spawnService("api", {
-      REDIS_URL, SERP_PREFIX: stack.prefix, PORT: String(port), HOST: "127.0.0.1", LIVE_DEADLINE_MS: "10000",
+      ...stack.settings, PORT: String(port), HOST: "127.0.0.1", LIVE_DEADLINE_MS: "10000",
       API_KEY: key, API_KEY_CREDITS: "5",
     });
     await api.waitForLog("API listening", (l) => String(l.msg).startsWith("API listening"), 20_000);

@@ -299,7 +299,7 @@ withFixtures("a worker whose Redis is gone still stops on SIGTERM, at most 2 s p
   const own = await startOwnRedis();
   const stack = await startStack({ redisUrl: own.url, workerQueues: [], env: { RATE_LIMIT_PER_MINUTE: "0", MAX_JOBS_IN_FLIGHT: "0" } });
   const worker = spawnService("worker", {
-    REDIS_URL: own.url, SERP_PREFIX: stack.prefix, WORKER_QUEUES: "fast", WORKER_CONCURRENCY: "4", UPSTREAM_BASE_URL: stack.replay.url, WORKER_SHUTDOWN_TIMEOUT_MS: "1000",
+    ...stack.settings, WORKER_QUEUES: "fast", WORKER_CONCURRENCY: "4", UPSTREAM_BASE_URL: stack.replay.url, WORKER_SHUTDOWN_TIMEOUT_MS: "1000",
   });
   try {
     stack.replay.setFaults({ latencyMs: 30_000 });

@@ -104,6 +104,11 @@ export interface Stack {
   replay: ReplayServer;
   prefix: string;
   redis: Redis;
+  /**
+   * What another process on this stack needs to share its keys, pages and results: REDIS_URL,
+   * SERP_PREFIX and the page store's settings (RAW_PAGES_*, JOB_RESULT_STORE) as the stack has them.
+   */
+  settings: Record<string, string>;
   /** The folder of kept pages the API and workers share (a temporary one unless env sets RAW_PAGES_DIR), when no bucket is set. */
   rawPagesDir?: string;
   /** The stack's PostgreSQL URL (its own schema on the search_path), when it has one. */
@@ -176,6 +181,11 @@ export async function startStack(o: StackOptions = {}): Promise<Stack> {
     redis,
     databaseUrl,
     rawPagesDir: env.RAW_PAGES_S3_BUCKET ? undefined : env.RAW_PAGES_DIR,
+    settings: {
+      REDIS_URL: redisUrl,
+      SERP_PREFIX: prefix,
+      ...Object.fromEntries(Object.entries(source).filter((e): e is [string, string] => /^(RAW_PAGES_|JOB_RESULT_STORE$)/.test(e[0]) && typeof e[1] === "string")),
+    },
     workerEnv: (settings) => loadWorkerEnv({ ...source, ...settings }),
     async account(credits = 100) {
       const acct = await api.accounts.create("test");
@@ -236,11 +246,11 @@ export async function statusesOnceCompleted(jobs: { status(id: string): Promise<
 
 /**
  * The environment of an app process a test (or bench) starts on `stack`: this process's, with the
- * stack's Redis prefix and its own PostgreSQL schema (the run's DATABASE_URL names the database's
+ * stack's settings (its Redis prefix, its page store) and its own PostgreSQL schema (the run's DATABASE_URL names the database's
  * default schema, where a child's ledger drainer would drain the stack's entries away from it).
  */
-export function childEnv(stack: Pick<Stack, "prefix" | "databaseUrl">, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, REDIS_URL, SERP_PREFIX: stack.prefix, ...extra };
+export function childEnv(stack: Pick<Stack, "settings" | "databaseUrl">, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...stack.settings, ...extra };
   if (stack.databaseUrl) env.DATABASE_URL = stack.databaseUrl;
   else delete env.DATABASE_URL;
   return env;
