@@ -190,12 +190,13 @@ const FAST_TIER = ["--testPathPatterns", "/(packages|apps)/|/test/(docs|cli)/", 
 
 /**
  * The drills that measure time or kill and restart servers under load (a latency ratio, a failover
- * within its deadlines, processes gone within their drain deadlines): they run after the rest, one
+ * within its deadlines, processes gone within their drain deadlines, jobs handed back well inside
+ * the lock duration, the exits proof's per-address budget): they run after the rest, one
  * file at a time, so no other test file competes with them for the two cores. Everything else runs
  * in parallel: each stack has its own Redis key prefix and PostgreSQL schema, and a drill's private
  * servers take free ports.
  */
-const ALONE = ["/test/drills/(?!credits-race|fuzz)[^/]+\\.test\\.ts$", "/test/ops/supervisor\\.test\\.ts$"];
+const ALONE = ["/test/drills/(?!credits-race|fuzz)[^/]+\\.test\\.ts$", "/test/ops/(supervisor|shutdown)\\.test\\.ts$", "/test/exits/proof\\.test\\.ts$"];
 /**
  * Jest processes for the rest: most files wait on Redis, HTTP and child processes, so three keep
  * two cores busy (measured: issue 28). A worker whose heap passed 2 GB after a file (captured pages,
