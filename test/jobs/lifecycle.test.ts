@@ -190,7 +190,7 @@ d("live jobs fetched while they are marked started", () => {
       { scraper: upstream, logger: silent },
     );
     try {
-      const until = Date.now() + 5_000;
+      const until = Date.now() + 30_000;
       while ((await stack.api.queues.live.getJobState(id)) !== "completed" && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
       expect(await stack.api.queues.live.getJobState(id)).toBe("completed");
       // The fetch begun with the job's params was dropped, its answer unread, once the record said

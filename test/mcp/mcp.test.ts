@@ -283,7 +283,7 @@ d("MCP over Streamable HTTP", () => {
       // Past authentication and the rate limit, into reading the body; then the client goes away.
       await new Promise((r) => setTimeout(r, 300));
       socket.destroy();
-      const until = Date.now() + 3_000;
+      const until = Date.now() + 30_000;
       while (!linesOf(id).some((l) => l.req?.id === id) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
       await new Promise((r) => setTimeout(r, 100));
       const lines = linesOf(id);

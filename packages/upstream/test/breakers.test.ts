@@ -59,7 +59,9 @@ const parse = (body: string): WebSearchBlocks => ({
   organic_results: [...body.matchAll(/<a href="(https?:[^"]+)">([^<]+)/g)].map((m, i) => ({ position: i + 1, title: m[2]!, link: m[1]! })),
 });
 const job: JobParams = { query: "coffee", country: "us", language: "en", page: 1, device: "desktop" };
-const REST = 400;
+// Long enough that the scrapes between two checks (a few local requests) fit well inside one rest,
+// on a machine kept busy by other test files: at 400 ms a loaded run saw a probe come early.
+const REST = 1_500;
 const make = () =>
   createUpstream(readUpstreamEnv({ UPSTREAM_BASE_URL: base, PARSE_THREADS: 0, UPSTREAM_BREAKER_THRESHOLD: 3, UPSTREAM_BREAKER_REST_MS: REST, UPSTREAM_BREAKER_MAX_REST_MS: 4 * REST }), { profiles: table, parsers: { "web-search": parse } });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -26,21 +26,20 @@
  *
  * The seed is printed in the title: RENAME_SEED=<seed> replays a run.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { WebSearchBlocks } from "@serp/shared";
-import { parsePage, understood, type Coverage } from "../src/coverage.js";
-import { isJsonChunks, joinJsonChunks } from "../src/kinds/web-search/index.js";
+import { understood } from "../src/coverage.js";
+import type { PageRun, Variant } from "./class-rename-web.work.js";
 import { FIXTURES_DIR, fixturesAvailable } from "./fixtures-dir.js";
-import { dropClasses, renameClasses } from "./rename-classes.js";
+import { inNode } from "./in-node.js";
 
 const seed = Number(process.env.RENAME_SEED ?? Date.now() % 100_000);
 const describeIfFixtures = fixturesAvailable ? describe : describe.skip;
 
 /** Folders whose pages web search parses (videos/ holds one page of web search's video results). */
 const DIRS = ["web", "web-mobile", "web-nojs", "upstream-json", "videos"];
-const VARIANTS = ["renamed", "dropped"] as const;
-type Variant = (typeof VARIANTS)[number];
+const VARIANTS: readonly Variant[] = ["renamed", "dropped"];
 
 /** A text's letters and digits: spacing and separators (`·`, often hidden from screen readers) aside. */
 const lettersOf = (s: string | undefined) => (s ?? "").replace(/[^\p{L}\p{N}]+/gu, "").toLowerCase();
@@ -128,35 +127,16 @@ function kept(original: Item[], copy: Item[], check: BlockCheck): { kept: number
   return { kept: n, extra: left.length };
 }
 
-interface PageRun {
-  page: string;
-  original: WebSearchBlocks;
-  copies: Record<Variant, { blocks: WebSearchBlocks; coverage: Coverage }>;
-}
-
-/** The page as HTML (a progressive JSON page joined first: its class attributes sit in JSON strings). */
-function pageHtml(page: string): string {
-  const body = readFileSync(join(FIXTURES_DIR, page), "utf8");
-  return isJsonChunks(body) ? joinJsonChunks(body) : body;
-}
-
 describeIfFixtures(`web search blocks: class names renamed (seed ${seed}) or dropped`, () => {
+  // Listed here too, so that each page is a test of its own.
   const pages = DIRS.flatMap((d) => readdirSync(join(FIXTURES_DIR, d)).filter((f) => /\.(html|txt)$/.test(f)).map((f) => `${d}/${f}`));
   const runs = new Map<string, PageRun>();
-  const run = (page: string): PageRun => {
-    let r = runs.get(page);
-    if (!r) {
-      const html = pageHtml(page);
-      const copy = (changed: string) => parsePage("web-search", changed);
-      r = {
-        page,
-        original: parsePage("web-search", html).blocks,
-        copies: { renamed: copy(renameClasses(html, seed)), dropped: copy(dropClasses(html)) },
-      };
-      runs.set(page, r);
-    }
-    return r;
-  };
+  // Each page parsed as captured and in its copies, in a Node process of its own (class-rename-web.work.ts).
+  beforeAll(async () => {
+    const done = await inNode<PageRun[]>(new URL("./class-rename-web.work.ts", import.meta.url), "renamedRuns", FIXTURES_DIR, DIRS, seed);
+    for (const r of done) runs.set(r.page, r);
+  }, 600_000);
+  const run = (page: string): PageRun => runs.get(page)!;
 
   afterAll(() => {
     // Per block: items the copies keep of the originals', summed over the pages (and items they give besides).

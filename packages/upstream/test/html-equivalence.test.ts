@@ -1,13 +1,11 @@
 /**
  * The HTML layer's speed-ups give css-select's own answers on every captured page: the comparison
- * (html-equivalence.ts, which says how) runs in a Node process of its own, where it takes a fifth
- * of the time it takes inside Jest's module sandbox; here its report is checked.
+ * (html-equivalence.ts, which says how) runs in a Node process of its own (in-node.ts), where it
+ * takes a fifth of the time it takes inside Jest's module sandbox; here its report is checked.
  */
-import { spawnSync } from "node:child_process";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { differences, type Report } from "./html-equivalence.js";
 import { FIXTURES_DIR, fixturesAvailable } from "./fixtures-dir.js";
+import { inNode } from "./in-node.js";
 
 test("the comparison sees an answer that differs", () => {
   const html = "<p class=a>x</p><p class=b>y</p>";
@@ -21,15 +19,8 @@ if (!fixturesAvailable) console.warn(`html-equivalence: captured pages not found
 describeIfFixtures("the HTML layer on the captured pages", () => {
   let report: Report;
 
-  beforeAll(() => {
-    const here = dirname(fileURLToPath(import.meta.url));
-    const run = spawnSync(process.execPath, ["--import", "tsx", join(here, "html-equivalence.ts")], {
-      encoding: "utf8",
-      maxBuffer: 64 * 1024 * 1024,
-      env: { ...process.env, SERP_FIXTURES_DIR: FIXTURES_DIR },
-    });
-    if (run.status !== 0) throw new Error(`the comparison failed (exit ${run.status}): ${run.stderr}`);
-    report = JSON.parse(run.stdout) as Report;
+  beforeAll(async () => {
+    report = await inNode<Report>(new URL("./html-equivalence.ts", import.meta.url), "compareAll", FIXTURES_DIR);
   }, 600_000);
 
   test("every captured page was compared, on the parsers' selectors", () => {

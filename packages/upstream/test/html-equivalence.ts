@@ -1,7 +1,7 @@
 /**
- * The comparison behind html-equivalence.test.ts, run as its own Node process (under Jest's module
- * sandbox the same work takes five times as long): `node --import tsx html-equivalence.ts` prints,
- * as JSON, the number of selectors collected and each captured page's differences.
+ * The comparison behind html-equivalence.test.ts, run in a Node process of its own (under Jest's
+ * module sandbox the same work takes five times as long; in-node.ts): `compareAll` reports the
+ * number of selectors collected and each captured page's differences.
  *
  * The HTML layer's speed-ups give css-select's own answers. `all`, `first` and `scan` find elements
  * through a sieve keyed by what each selector requires (html/sieve.ts) over the tree parseHtml builds
@@ -13,7 +13,6 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { ENDPOINTS } from "@serp/shared";
 import { compile, selectAll, selectOne } from "css-select";
 import type { AnyNode, Document, Element } from "domhandler";
@@ -22,7 +21,7 @@ import { adapter } from "parse5-htmlparser2-tree-adapter";
 import { all, first, parseHtml, scan, text } from "../src/html/index.js";
 import { selectorsSeen } from "../src/html/sieve.js";
 import { PARSERS } from "../src/kinds/index.js";
-import { FIXTURES_DIR, fixturesAvailable } from "./fixtures-dir.js";
+import { FIXTURES_DIR } from "./fixtures-dir.js";
 
 /** css-select's compiled query per selector, compiled once for every page (as css-select itself would per call). */
 const compiled = new Map<string, ReturnType<typeof compile<AnyNode, Element>>>();
@@ -120,9 +119,4 @@ export function compareAll(dir = FIXTURES_DIR): Report {
   const report: Report = { selectors: selectors.length, pages: {} };
   for (const page of pages) report.pages[page.slice(dir.length + 1)] = differences(readFileSync(page, "utf8"), selectors);
   return report;
-}
-
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  if (!fixturesAvailable) throw new Error(`captured pages not found at ${FIXTURES_DIR}`);
-  process.stdout.write(JSON.stringify(compareAll()));
 }

@@ -125,9 +125,11 @@ describeIfData("Locations on the geotargets data", () => {
   let locations: Locations;
   let loadMs = 0;
   beforeAll(() => {
-    const started = performance.now();
+    // CPU time, not wall time: the pass is as quick on a machine other test files keep busy.
+    const started = process.cpuUsage();
     locations = Locations.fromDirectory(GEOTARGETS_DIR);
-    loadMs = performance.now() - started;
+    const { user, system } = process.cpuUsage(started);
+    loadMs = (user + system) / 1_000;
   });
 
   test("each of its files fits the configuration file bound with room to spare (the largest at most a quarter of it)", () => {

@@ -9,41 +9,13 @@
  * region replaced by markup no parser knows (its links kept), and the page cut inside that region.
  * The margin of each (figure minus threshold) is printed as a table at the end of the run.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { readdirSync } from "node:fs";
+import { join, relative } from "node:path";
 import type { Endpoint } from "@serp/shared";
-import { classify } from "../../src/classify.js";
-import type { PageClass } from "../../src/failures.js";
-import { COVERAGE_THRESHOLDS, parsePage, understood, type Coverage } from "../../src/coverage.js";
-import { kindOf } from "../../src/kinds/index.js";
-import { cutInRegion, REGION_IDS, regionInside, unknownRegion } from "../cut-region.js";
+import { COVERAGE_THRESHOLDS, understood, type Coverage } from "../../src/coverage.js";
 import { FIXTURES_DIR, fixturesAvailable } from "../fixtures-dir.js";
-import { dropClasses, renameClasses } from "../rename-classes.js";
-
-interface BlockExpectation {
-  count?: number;
-  minCount?: number;
-  present?: boolean;
-  first?: Record<string, unknown>[];
-  match?: Record<string, unknown>;
-  all?: { title: string; link: string }[];
-  minRecall?: number;
-}
-interface PageExpectation {
-  fixture: string;
-  parser?: Endpoint;
-  classify?: PageClass;
-  blocks?: Record<string, BlockExpectation>;
-  note?: string;
-}
-
-const here = dirname(fileURLToPath(import.meta.url));
-const expectationDir = join(here, "expectations");
-const files = readdirSync(expectationDir).filter((f) => f.endsWith(".json")).sort();
-const expectations = files.flatMap((file) =>
-  (JSON.parse(readFileSync(join(expectationDir, file), "utf8")) as PageExpectation[]).map((e) => ({ file, ...e })),
-);
+import { inNode } from "../in-node.js";
+import { expectations, measured, parsedKey, type Judged, type Variant, type Work } from "./conformance.work.js";
 
 function at(value: unknown, path: string): unknown {
   return path.split(".").reduce<unknown>((v, key) => (v as Record<string, unknown> | undefined)?.[key], value);
@@ -58,12 +30,10 @@ function sameLink(a: string, b: string): boolean {
   }
 }
 
-/** Each page parsed once per parser, as a worker parses it: its blocks and its coverage figure. */
-const cache = new Map<string, { blocks: unknown; coverage: Coverage }>();
+/** What conformance.work.ts found, parsing in a Node process of its own (filled before the tests). */
+let work: Work;
 function parsedPage(fixture: string, parser: Endpoint): { blocks: unknown; coverage: Coverage } {
-  const key = `${parser}:${fixture}`;
-  if (!cache.has(key)) cache.set(key, parsePage(parser, readFileSync(join(FIXTURES_DIR, fixture), "utf8")));
-  return cache.get(key)!;
+  return work.parsed[parsedKey(parser, fixture)]!;
 }
 function parsed(fixture: string, parser: Endpoint): unknown {
   return parsedPage(fixture, parser).blocks;
@@ -71,7 +41,7 @@ function parsed(fixture: string, parser: Endpoint): unknown {
 
 /** The coverage figure of every page parsed in this run, printed once at the end. */
 function coverageTable(): string {
-  const rows = [...cache.entries()].map(([key, { coverage: c }]) => {
+  const rows = Object.entries(work.parsed).map(([key, { coverage: c }]) => {
     const [parser, fixture] = [key.slice(0, key.indexOf(":")), key.slice(key.indexOf(":") + 1)] as [Endpoint, string];
     const mark = c.layout === "none" ? "not measured" : understood(parser, c) ? "ok" : c.cut ? "CUT" : "BELOW";
     const margin = c.layout === "none" ? "" : signed(c.ratio - COVERAGE_THRESHOLDS[parser]);
@@ -82,29 +52,9 @@ function coverageTable(): string {
 
 const signed = (n: number) => `${n >= 0 ? "+" : ""}${n.toFixed(2)}`;
 
-/** A copy of a page and how the coverage check judged it. */
-interface Judged {
-  /** The figure, or undefined when the parser refused the page outright (nothing is sold either). */
-  coverage?: Coverage;
-  /** Whether the parser found anything to sell (a page where it finds nothing fails as unparseable, whatever its figure). */
-  found: boolean;
-}
-type Variant = "renamed" | "dropped" | "unknown" | "cut";
 const VARIANTS: readonly Variant[] = ["renamed", "dropped", "unknown", "cut"];
 /** Per results page, each copy's judgement (filled by the margins test, printed after the run). */
 const margins = new Map<string, { parser: Endpoint; whole: Coverage; copies: Partial<Record<Variant, Judged>> }>();
-/** The seed of the class renaming: fixed, so a failure replays. */
-const RENAME_SEED = 2025;
-
-function judge(parser: Endpoint, body: string): Judged {
-  try {
-    const { blocks, coverage } = parsePage(parser, body);
-    return { coverage, found: kindOf(parser).hasContent(blocks as never) };
-  } catch {
-    return { found: false };
-  }
-}
-
 /** Whether a copy's page would be sold: its parser found something and the coverage check let it through. */
 const sold = (parser: Endpoint, j: Judged | undefined) => !!j && j.found && !!j.coverage && understood(parser, j.coverage);
 
@@ -138,6 +88,10 @@ if (!fixturesAvailable) {
 }
 
 describeIfFixtures("conformance on captured upstream pages", () => {
+  beforeAll(async () => {
+    work = await inNode<Work>(new URL("./conformance.work.ts", import.meta.url), "conformanceWork", FIXTURES_DIR);
+  }, 600_000);
+
   test("every captured page is named by an expectation", () => {
     const named = new Set(expectations.map((e) => e.fixture));
     const pages = walkFixtures(FIXTURES_DIR).filter((f) => !f.endsWith(".md"));
@@ -145,7 +99,7 @@ describeIfFixtures("conformance on captured upstream pages", () => {
   });
 
   afterAll(() => {
-    if (cache.size > 0) console.log(coverageTable());
+    if (work && Object.keys(work.parsed).length > 0) console.log(coverageTable());
     if (margins.size > 0) console.log(marginTable());
   });
 
@@ -153,21 +107,8 @@ describeIfFixtures("conformance on captured upstream pages", () => {
     const refused: string[] = [];
     const sold_: string[] = [];
     for (const e of expectations) {
-      if (!e.parser || e.classify !== "results" || kindOf(e.parser).coverage.region === undefined) continue;
-      const ids = REGION_IDS[e.parser as keyof typeof REGION_IDS];
-      const body = readFileSync(join(FIXTURES_DIR, e.fixture), "utf8");
-      // A progressive page's copies are made of the page its chunks carry.
-      const wrapped = kindOf(e.parser).wrapped;
-      const page = wrapped?.test(body) ? wrapped.page(body) : body;
-      const copies: Partial<Record<Variant, Judged>> = {
-        renamed: judge(e.parser, renameClasses(page, RENAME_SEED)),
-        dropped: judge(e.parser, dropClasses(page)),
-      };
-      const inside = ids && regionInside(page, ids);
-      const unknown = ids && unknownRegion(page, ids, inside);
-      if (unknown) copies.unknown = judge(e.parser, unknown);
-      const cut = ids && cutInRegion(page, ids, inside);
-      if (cut) copies.cut = judge(e.parser, cut);
+      if (!measured(e)) continue;
+      const copies = work.copies[e.fixture]!;
       margins.set(e.fixture, { parser: e.parser, whole: parsedPage(e.fixture, e.parser).coverage, copies });
       for (const v of ["renamed", "dropped"] as const) {
         const j = copies[v]!;
@@ -192,15 +133,11 @@ describeIfFixtures("conformance on captured upstream pages", () => {
     expect(below).toEqual([]);
   });
 
-  for (const e of expectations) {
+  for (const [i, e] of expectations.entries()) {
     const name = `${e.file}: ${e.fixture}${e.parser ? ` (${e.parser})` : ""}`;
     if (e.classify) {
       test(`${name} is classified ${e.classify}`, () => {
-        const body = readFileSync(join(FIXTURES_DIR, e.fixture), "utf8");
-        const endpoint = e.parser ?? "web-search";
-        expect(classify({ statusCode: 200, headers: {}, body, url: "https://www.google.com/search" }, endpoint)).toBe(
-          e.classify,
-        );
+        expect(work.classified[i]).toBe(e.classify);
       });
     }
     for (const [path, want] of Object.entries(e.blocks ?? {})) {

@@ -6,13 +6,14 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { kindShares, measure, type FieldFigure } from "../../../../bench/kind-fields.js";
+import { kindShares, type FieldFigure } from "../../../../bench/kind-fields.js";
 import { parseHtml } from "../../src/html/index.js";
 import { parseImages } from "../../src/kinds/web-images.js";
 import { extractLocalPack } from "../../src/kinds/web-local.js";
 import { parseNews } from "../../src/kinds/web-news.js";
 import { parseShopping } from "../../src/kinds/web-shopping-search.js";
 import { FIXTURES_DIR, fixturesAvailable } from "../fixtures-dir.js";
+import { inNode } from "../in-node.js";
 
 const captured = (name: string) => readFileSync(join(FIXTURES_DIR, name), "utf8");
 const describeCaptured = fixturesAvailable ? describe : describe.skip;
@@ -129,9 +130,10 @@ describeCaptured("local: positions from the page's map data, and photos", () => 
 
 describeCaptured("the share of shown fields returned (bench/kind-fields.ts), per kind and for the fields issue 25 names", () => {
   let figures: FieldFigure[];
-  beforeAll(() => {
-    figures = measure();
-  });
+  // Every captured page of the four kinds, measured in a Node process of its own (../in-node.ts).
+  beforeAll(async () => {
+    figures = await inNode<FieldFigure[]>(new URL("../../../../bench/kind-fields.ts", import.meta.url), "measure");
+  }, 600_000);
   const figure = (kind: string, field: string) => figures.find((f) => f.kind === kind && f.field === field)!;
 
   test.each([

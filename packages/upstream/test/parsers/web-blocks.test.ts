@@ -1,8 +1,9 @@
 /**
  * The four sub-blocks of the web results page, extractor by extractor: on small hand-written pages
- * (test/fixtures/blocks-*.html, one per layout, text and links invented) and on the captured pages.
+ * (test/fixtures/blocks-*.html, one per layout, text and links invented) and on the captured pages
+ * (read in a Node process of its own: web-blocks.work.ts).
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { all, parseHtml, type Document } from "../../src/html/index.js";
@@ -11,6 +12,8 @@ import { extractKnowledgeGraph } from "../../src/kinds/web-search/knowledge-grap
 import { extractRelatedQuestions } from "../../src/kinds/web-search/related-questions.js";
 import { extractTopStories } from "../../src/kinds/web-search/top-stories.js";
 import { FIXTURES_DIR, fixturesAvailable } from "../fixtures-dir.js";
+import { inNode } from "../in-node.js";
+import type { extractedBlocks } from "./web-blocks.work.js";
 
 const page = (name: string): Document =>
   parseHtml(readFileSync(join(dirname(fileURLToPath(import.meta.url)), "../fixtures", name), "utf8"));
@@ -284,26 +287,11 @@ if (!fixturesAvailable) {
 }
 
 describeIfFixtures("the four blocks on every captured web page", () => {
-  const pages = fixturesAvailable
-    ? ["web", "web-mobile", "web-nojs"].flatMap((dir) =>
-        readdirSync(join(FIXTURES_DIR, dir)).map((f) => `${dir}/${f}`),
-      )
-    : [];
-  const extracted = pages.map((name) => {
-    const html = readFileSync(join(FIXTURES_DIR, name), "utf8");
-    const doc = parseHtml(html);
-    return {
-      name,
-      // A page a browser tool saved after questions were opened (SingleFile) keeps the questions that
-      // opening them loaded; a page as served shows the first few of each list.
-      savedAfterUse: html.slice(0, 2000).includes("Page saved with SingleFile"),
-      shownPairs: all("div.related-question-pair", doc).filter((pair) => !pair.attribs.class!.includes("sf-hidden")).length,
-      questions: extractRelatedQuestions(doc),
-      stories: extractTopStories(doc),
-      graph: extractKnowledgeGraph(doc),
-      overview: extractAiOverview(doc),
-    };
-  });
+  let extracted: ReturnType<typeof extractedBlocks>;
+  beforeAll(async () => {
+    extracted = await inNode(new URL("./web-blocks.work.ts", import.meta.url), "extractedBlocks", FIXTURES_DIR);
+    expect(extracted.length).toBeGreaterThan(0);
+  }, 600_000);
 
   test("questions are the question alone, never the hidden 'Search for:' line in any language", () => {
     const leaked = extracted.flatMap((p) =>
