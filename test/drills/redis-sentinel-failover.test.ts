@@ -1,5 +1,5 @@
 /**
- * Drill (issue 27): Redis Sentinel failover under load. Debian's redis-server and redis-sentinel on
+ * Drill (issue 27): Redis Sentinel failover under load. Debian's redis-server (as sentinels too) on
  * loopback: a primary, a replica and three sentinels (quorum 2, down after 1 s). The service (the
  * API runtime and real BullMQ workers, webhooks on) reaches Redis only through the sentinels
  * (REDIS_SENTINELS). Keyed async submissions with a postback URL flow, and the primary is SIGKILLed
@@ -36,7 +36,11 @@ const SUBMISSIONS = 200;
 const IN_FLIGHT = 32;
 const NAME = "serp-drill";
 
-/** redis-sentinel watching the primary on `primary` (it rewrites its configuration file, so each has its own). */
+/**
+ * A sentinel watching the primary on `primary` (it rewrites its configuration file, so each has its
+ * own): `redis-server --sentinel`, which is all Debian's redis-sentinel package adds (a link to the
+ * same binary), so the drill needs only redis-server.
+ */
 function spawnSentinel(port: number, dir: string, primary: number): Promise<ChildProcess> {
   mkdirSync(dir, { recursive: true });
   const conf = join(dir, "sentinel.conf");
@@ -46,7 +50,7 @@ function spawnSentinel(port: number, dir: string, primary: number): Promise<Chil
       `sentinel monitor ${NAME} 127.0.0.1 ${primary} 2`, `sentinel down-after-milliseconds ${NAME} 1000`,
       `sentinel failover-timeout ${NAME} 10000`, `sentinel parallel-syncs ${NAME} 1`, ""].join("\n"),
   );
-  const child = spawn("redis-sentinel", [conf], { stdio: "ignore" });
+  const child = spawn("redis-server", [conf, "--sentinel"], { stdio: "ignore" });
   return waitForRedis(port, child, dir);
 }
 
