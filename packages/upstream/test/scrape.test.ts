@@ -362,9 +362,13 @@ describe("scrape: when every try fails", () => {
   });
 
   test("an abort stops the job at once with the signal's reason", async () => {
-    answer = () => ({ delayMs: 1_000, body: RESULTS });
     const controller = new AbortController();
-    setTimeout(() => controller.abort(new Error("live deadline")), 50);
+    // Aborted once the upstream holds the request (not after a fixed time, which a busy machine can
+    // pass before the request is even sent).
+    answer = () => {
+      setImmediate(() => controller.abort(new Error("live deadline")));
+      return { delayMs: 1_000, body: RESULTS };
+    };
     await expect(upstream().scrape("web-search", job(), controller.signal)).rejects.toThrow("live deadline");
     expect(seen).toHaveLength(1);
   });
