@@ -389,7 +389,8 @@ d("the fetch ladder against a guarded upstream", () => {
     canaryWorker.stdout!.on("data", (c: Buffer) => (log += c.toString()));
     canaryWorker.stderr!.on("data", (c: Buffer) => (log += c.toString()));
     try {
-      await waitFor("the canary's verdict", () => log.includes("canary: no working profile for"), 30_000);
+      // A bound, not a measure: a process started under tsx on a loaded machine, then one canary round.
+      await waitFor("the canary's verdict", () => log.includes("canary: no working profile for"), 120_000);
       const line = log.split("\n").find((l) => l.includes("canary: no working profile for"))!;
       expect(JSON.parse(line)).toMatchObject({ level: 50, dead: expect.arrayContaining(["web-local", "web-shopping-search"]) });
       const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
@@ -400,5 +401,5 @@ d("the fetch ladder against a guarded upstream", () => {
       canaryWorker.kill("SIGTERM");
       await new Promise((r) => canaryWorker.once("exit", r));
     }
-  }, 60_000);
+  }, 180_000);
 });
