@@ -10,7 +10,6 @@ import { join } from "node:path";
 import request from "supertest";
 import { COVERAGE_THRESHOLDS } from "@serp/upstream";
 import { JOB_ERRORS } from "@serp/shared";
-import { JobStore, keySpace } from "@serp/store";
 import { cutInRegion } from "../../packages/upstream/test/cut-region.js";
 import { FIXTURES_DIR, fixturesAvailable, startStack, type Stack } from "../support/stack.js";
 
@@ -36,7 +35,7 @@ d("a results page cut in half", () => {
 
   const live = (auth: string, query: string) =>
     request(stack.api.app).post("/v1/jobs").set("Authorization", auth).send({ endpoint: "web-search", params: { query }, queue: "live" });
-  const stored = (id: string) => new JobStore(stack.redis, keySpace(stack.prefix), 1).get(id);
+  const stored = (id: string) => stack.api.jobs.get(id);
 
   test("fails the job at 0 credits with the partial error, never completing with what it did read", async () => {
     const { auth, accountId } = await stack.account(5);
