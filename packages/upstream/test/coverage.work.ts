@@ -13,6 +13,7 @@ import { getOuterHTML } from "domutils";
 import { all, parseHtml, withDocument, type Element } from "../src/html/index.js";
 import { PARSERS } from "../src/kinds/index.js";
 import { cutInRegion, REGION_IDS } from "./cut-region.js";
+import { thrown } from "./in-node.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const expectationDir = join(here, "conformance/expectations");
@@ -63,16 +64,6 @@ function halfUnreadable(body: string, card: string): string {
     if (i % 2 === 1) strip(el, false);
   });
   return getOuterHTML(doc);
-}
-
-/** What a throw said, or null when nothing was thrown. */
-function thrown(fn: () => unknown): string | null {
-  try {
-    fn();
-    return null;
-  } catch (err) {
-    return String((err as Error).message);
-  }
 }
 
 /** The best of five timings of `fn`, in milliseconds. */
