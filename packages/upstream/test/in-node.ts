@@ -42,3 +42,13 @@ export function inNode<T>(module: URL, name: string, ...args: unknown[]): Promis
     });
   });
 }
+
+/** What a throw said, or null when nothing was thrown: how a work module returns a throw (an error does not cross as JSON). */
+export function thrown(fn: () => unknown): string | null {
+  try {
+    fn();
+    return null;
+  } catch (err) {
+    return String((err as Error).message);
+  }
+}

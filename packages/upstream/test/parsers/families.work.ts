@@ -11,19 +11,10 @@ import { parseImages, parseNews, parseWebSearch } from "../../src/kinds/index.js
 import { extractWebSearch, joinJsonChunks } from "../../src/kinds/web-search/index.js";
 import { discussionSections } from "../../src/kinds/web-search/discussions.js";
 import { extractKnowledgeGraph } from "../../src/kinds/web-search/knowledge-graph.js";
+import { thrown } from "../in-node.js";
 
 /** A page with every `class` attribute removed: what a rule still finds there, it finds by the page's structure. */
 const withoutClasses = (body: string) => body.replace(/\sclass=(?:"[^"]*"|'[^']*')/g, "");
-
-/** What a throw said, or null when nothing was thrown. */
-function thrown(fn: () => unknown): string | null {
-  try {
-    fn();
-    return null;
-  } catch (err) {
-    return String((err as Error).message);
-  }
-}
 
 /** The raw page's `jsl.dh('<id>','<html>')` calls, decoded by a regex of the test's own. */
 function servedHtml(body: string) {

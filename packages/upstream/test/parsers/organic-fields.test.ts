@@ -2,19 +2,23 @@
  * The organic fields of issue 25 on the shared captured pages (web/, web-mobile/, web-nojs/): for
  * each field family, the share of results whose card shows it (told by shape, test/organic-cards.ts)
  * that our JSON gives it to, with floors under the figures measured by bench/organic-fields.ts, and
- * spot checks on named real results.
+ * spot checks on named real results. The pages are read in a Node process of its own
+ * (organic-fields.work.ts, through ../in-node.ts); the checks are here.
  */
 import type { OrganicResult } from "@serp/shared";
 import { fixturesAvailable } from "../fixtures-dir.js";
-import { auditPage, auditPages, type AuditedResult, type Field, hasField } from "../organic-cards.js";
+import { inNode } from "../in-node.js";
+import { type AuditedResult, type Field, hasField } from "../organic-cards.js";
+import type { AuditedResultData } from "./organic-fields.work.js";
 
 const describeIfFixtures = fixturesAvailable ? describe : describe.skip;
 
 describeIfFixtures("organic result fields on the shared pages", () => {
-  let results: AuditedResult[] = [];
-  beforeAll(() => {
-    results = auditPages().flatMap(auditPage);
-  });
+  let results: (Omit<AuditedResult, "card"> & { card: boolean })[] = [];
+  beforeAll(async () => {
+    const read = await inNode<AuditedResultData[]>(new URL("./organic-fields.work.ts", import.meta.url), "organicFieldsWork");
+    results = read.map((r) => ({ ...r, shows: new Set(r.shows) }));
+  }, 600_000);
   const on = (page: string, position: number): OrganicResult => {
     const r = results.find((x) => x.page === page && x.result.position === position);
     if (!r) throw new Error(`no result #${position} on ${page}`);

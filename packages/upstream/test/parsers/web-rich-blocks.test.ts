@@ -2,22 +2,48 @@
  * Issue 25's blocks and fields of the web page, on the captured pages (FIXTURES_DIR): the AI
  * overview's citations and loading placeholder, the knowledge panel's id, pictures and related
  * entities, shopping ads, the videos carousel and "What people are saying". Each family: real items
- * checked field by field, and counts against what the page shows.
+ * checked field by field, and counts against what the page shows. The pages are parsed in a Node
+ * process of its own (web-rich-blocks.work.ts, through ../in-node.ts); the checks are here.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { WebSearchBlocks } from "@serp/shared";
-import { parseWebSearch } from "../../src/kinds/web-search/index.js";
 import { FIXTURES_DIR, fixturesAvailable } from "../fixtures-dir.js";
+import { inNode } from "../in-node.js";
 
 const d = fixturesAvailable ? describe : describe.skip;
 if (!fixturesAvailable) console.warn("web-rich-blocks: captured pages not found; set SERP_FIXTURES_DIR. Skipping.");
 
+/** The pages (web/, without `.html`) the tests below read, parsed once before them. */
+const PAGES = [
+  "243-desktop-2021-wayback",
+  "batman-actors-desktop-pl-2022",
+  "best-running-shoes-desktop-2023",
+  "cancer-deaths-per-year-usa-desktop-2025",
+  "central-park-new-york-desktop-2024",
+  "coffee-desktop-2023",
+  "dell-xps-13-buy-desktop-2023",
+  "donald-trump-desktop-2026",
+  "hatsune-miku-desktop-ja-2025",
+  "louis-vuitton-bags-desktop-2022",
+  "quantum-field-theory-desktop-ja-2025",
+  "rudsak-desktop-en-ca-2021",
+  "something-desktop-singlefile-2025",
+  "tesla-manifesto-desktop-2025",
+  "van-gogh-paintings-desktop-2019",
+  "why-is-the-sky-blue-desktop-2026",
+];
 const raw = (name: string) => readFileSync(join(FIXTURES_DIR, "web", `${name}.html`), "utf8");
-const cache = new Map<string, WebSearchBlocks>();
+let blocks: Record<string, WebSearchBlocks> = {};
+if (fixturesAvailable) {
+  beforeAll(async () => {
+    blocks = await inNode(new URL("./web-rich-blocks.work.ts", import.meta.url), "webRichBlocksWork", FIXTURES_DIR, PAGES);
+  }, 600_000);
+}
 const parsed = (name: string): WebSearchBlocks => {
-  if (!cache.has(name)) cache.set(name, parseWebSearch(raw(name)));
-  return cache.get(name)!;
+  const page = blocks[name];
+  if (!page) throw new Error(`${name} is not among the pages parsed (PAGES)`);
+  return page;
 };
 const GOOGLE = /^https?:\/\/(?:[^/]+\.)?(?:google\.[a-z.]+|googleadservices\.com)\//;
 
