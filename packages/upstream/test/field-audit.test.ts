@@ -1,45 +1,15 @@
 /**
  * The field audit's page-side detectors (bench/field-audit-page.ts, bench/field-audit.ts) on real
  * cards checked by hand, both ways: a field the card shows is found, one it does not show is not.
- * The audit measures nothing if its detectors say "shown" for everything or for nothing. The pages
- * are read in a Node process of its own (field-audit.work.ts, through ./in-node.ts); the checks are here.
+ * The audit measures nothing if its detectors say "shown" for everything or for nothing.
  */
-import { ABSOLUTE_DATE, RELATIVE_DATE, capturePlaceholder, phoneIn, type El } from "../../../bench/field-audit-page.js";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { ABSOLUTE_DATE, RELATIVE_DATE, capturePlaceholder, loadPage, phoneIn, type Page } from "../../../bench/field-audit-page.js";
+import { organicShown, placeShown, webBlocksShown } from "../../../bench/field-audit.js";
 import { FIXTURES_DIR, fixturesAvailable } from "./fixtures-dir.js";
-import { inNode } from "./in-node.js";
-import type { FieldAuditWork } from "./field-audit.work.js";
 
 const run = fixturesAvailable ? describe : describe.skip;
-
-/** The organic items checked on web/coffee-desktop-2023. */
-const ORGANIC = [
-  // Wikipedia: inline sitelinks, a 92 px thumbnail (deferred image), an 18 px favicon, no date.
-  { position: 1, title: "Coffee", link: "https://en.wikipedia.org/wiki/Coffee" },
-  // Britannica: the date line `Jul 7, 2023 —` before its snippet.
-  { position: 2, title: "Coffee | Origin, Types, Uses, History, & Facts", link: "https://www.britannica.com/topic/coffee" },
-  // 25 Coffee Roasters: a favicon, no thumbnail, no date, no sitelinks.
-  { position: 3, title: "25 Coffee Roasters - виробляємо каву свіжої обсмажки та ...", link: "https://25coffeeroasters.ua/" },
-  // NCA: a generic globe icon drawn in SVG, not a favicon image; no thumbnail.
-  { position: 4, title: "The History of Coffee", link: "https://www.ncausa.org/about-coffee/history-of-coffee" },
-];
-/** The local pack cards checked on web/abortion-near-me-desktop-2023 and web/hotels-nyc-desktop-2023. */
-const CLINICS = [
-  { title: "Planned Parenthood - Boulder", place_id: "16167693010129661015" },
-  { title: "Boulder Abortion Clinic", place_id: "1305257677139679790" },
-  { title: "Boulder Valley Women's Health Center", place_id: "6359389750101082616" },
-];
-const HOTELS = [
-  { title: "DoubleTree by Hilton Hotel New York Times Square West" },
-  { title: "The Manhattan at Times Square Hotel" },
-  { title: "The Blakely New York by LuxUrban" },
-];
-
-let work: FieldAuditWork;
-if (fixturesAvailable) {
-  beforeAll(async () => {
-    work = await inNode<FieldAuditWork>(new URL("./field-audit.work.ts", import.meta.url), "fieldAuditWork", FIXTURES_DIR, { organic: ORGANIC, clinics: CLINICS, hotels: HOTELS });
-  }, 600_000);
-}
 
 describe("field audit patterns", () => {
   it("tells a date line from other text", () => {
@@ -58,14 +28,26 @@ describe("field audit patterns", () => {
 });
 
 run("field audit detectors on hand-checked cards (web/coffee-desktop-2023)", () => {
+  let page: Page;
   const cards = new Map<string, Record<string, boolean> | undefined>();
+  const items = [
+    // Wikipedia: inline sitelinks, a 92 px thumbnail (deferred image), an 18 px favicon, no date.
+    { position: 1, title: "Coffee", link: "https://en.wikipedia.org/wiki/Coffee" },
+    // Britannica: the date line `Jul 7, 2023 —` before its snippet.
+    { position: 2, title: "Coffee | Origin, Types, Uses, History, & Facts", link: "https://www.britannica.com/topic/coffee" },
+    // 25 Coffee Roasters: a favicon, no thumbnail, no date, no sitelinks.
+    { position: 3, title: "25 Coffee Roasters - виробляємо каву свіжої обсмажки та ...", link: "https://25coffeeroasters.ua/" },
+    // NCA: a generic globe icon drawn in SVG, not a favicon image; no thumbnail.
+    { position: 4, title: "The History of Coffee", link: "https://www.ncausa.org/about-coffee/history-of-coffee" },
+  ];
 
   beforeAll(() => {
-    work.organic.forEach((shown, i) => cards.set(ORGANIC[i]!.link, shown ?? undefined));
+    page = loadPage(readFileSync(join(FIXTURES_DIR, "web/coffee-desktop-2023.html"), "utf8"));
+    organicShown(page, items).forEach((shown, i) => cards.set(items[i]!.link, shown));
   });
 
   it("locates every card", () => {
-    for (const item of ORGANIC) expect(cards.get(item.link)).toBeDefined();
+    for (const item of items) expect(cards.get(item.link)).toBeDefined();
   });
 
   it("finds a date where the card shows one, and none where it does not", () => {
@@ -93,23 +75,35 @@ run("field audit detectors on hand-checked cards (web/coffee-desktop-2023)", () 
   });
 
   it("sees the page's blocks, and not the ones it lacks", () => {
-    const blocks = work.blocks;
+    const blocks = webBlocksShown(page);
     expect(blocks).toMatchObject({ related_questions: true, related_searches: true, knowledge_graph: true, local_results: true });
     expect(blocks).toMatchObject({ ai_overview: false, top_stories: false, perspectives: false, ads: false });
   });
 });
 
 run("field audit detectors on hand-checked local pack cards", () => {
+  const load = (file: string) => loadPage(readFileSync(join(FIXTURES_DIR, file), "utf8"));
+
   it("a clinic's card: rating, reviews, phone, hours, address, place id, website and directions; no price, no thumbnail", () => {
+    const page = load("web/abortion-near-me-desktop-2023.html");
     // `Planned Parenthood - Boulder 3.4(64) · Abortion clinic 2525 Arapahoe Ave Suite C - 200 · (303) 447-1040 Open ⋅ Closes 7 PM … Website Directions`
-    const [card] = work.clinics;
+    const [card] = placeShown(page, [
+      { title: "Planned Parenthood - Boulder", place_id: "16167693010129661015" },
+      { title: "Boulder Abortion Clinic", place_id: "1305257677139679790" },
+      { title: "Boulder Valley Women's Health Center", place_id: "6359389750101082616" },
+    ]);
     expect(card).toMatchObject({ rating: true, reviews: true, phone: true, hours: true, address: true, place_id: true, "links.website": true, "links.directions": true });
     expect(card).toMatchObject({ price: false, thumbnail: false, years_in_business: false, gps_coordinates: false });
   });
 
   it("a hotel's card: price, rating, reviews and a photo; no phone, no hours, no address", () => {
+    const page = load("web/hotels-nyc-desktop-2023.html");
     // `The Blakely New York by LuxUrban $121 3.9(796) · 4-star hotel GREAT DEAL 34% less than usual …`
-    const shown = work.hotels;
+    const shown = placeShown(page, [
+      { title: "DoubleTree by Hilton Hotel New York Times Square West" },
+      { title: "The Manhattan at Times Square Hotel" },
+      { title: "The Blakely New York by LuxUrban" },
+    ]);
     expect(shown[2]).toMatchObject({ price: true, rating: true, reviews: true, thumbnail: true });
     expect(shown[2]).toMatchObject({ phone: false, hours: false, address: false, "links.directions": false });
   });
@@ -117,8 +111,8 @@ run("field audit detectors on hand-checked local pack cards", () => {
 
 run("field audit: a capture's drawn placeholders are no picture (images/hatsune-miku-images-ja-2025)", () => {
   it("the grey SVG boxes labelled with their size count neither as thumbnail nor as icon; a real image does", () => {
-    // The detectors read an image by its attributes alone: the page's `<img>` elements came back as tag name and attributes.
-    const imgs = work.images as unknown as El[];
+    const page = loadPage(readFileSync(join(FIXTURES_DIR, "images/hatsune-miku-images-ja-2025.html"), "utf8"));
+    const imgs = page.all.filter((e) => e.tagName === "img");
     const drawn = imgs.filter(capturePlaceholder);
     expect(drawn.length).toBeGreaterThan(100);
     expect(drawn.every((e) => (e.attrs.find((a) => a.name === "src")?.value ?? "").startsWith("data:image/svg+xml"))).toBe(true);
