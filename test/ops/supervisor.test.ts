@@ -324,8 +324,10 @@ withFixtures("a worker whose Redis is gone still stops on SIGTERM, at most 2 s p
     await worker.kill();
     await own.start();
     // The stack's connections back before it closes (closing one still reconnecting leaves its timer).
-    await waitFor("the stack reconnected", () => stack.redis.status === "ready", 5_000, 20);
+    await waitFor("the stack reconnected", () => stack.redis.status === "ready", 20_000, 20);
+    // The API's own connections too (a loaded run closed one still reconnecting: "Connection is closed").
+    await waitFor("the API ready again", async () => (await request(stack.api.app).get("/readyz")).status === 200, 20_000, 50);
     await stack.close();
     await own.destroy();
   }
-}, 40_000);
+}, 90_000);
