@@ -22,6 +22,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import request from "supertest";
 import { freePort, redisServerBinary, waitForRedis } from "../../scripts/redis.mjs";
+import { stopRedisProcess } from "../support/redis-server.js";
 import { fixturesAvailable, startStack, statusesOnceCompleted, type Stack } from "../support/stack.js";
 
 const d = fixturesAvailable ? describe : describe.skip;
@@ -65,19 +66,13 @@ d("drill: Redis SIGKILLed under keyed submissions, every 503 retried", () => {
   }, 30_000);
   afterAll(async () => {
     await stack?.close();
-    if (redis && redis.exitCode === null) {
-      const exited = new Promise((ok) => redis.once("exit", ok));
-      redis.kill("SIGTERM");
-      await exited;
-    }
+    await stopRedisProcess(redis);
     if (dir) rmSync(dir, { recursive: true, force: true });
   }, 30_000);
 
   /** SIGKILL, then the same port and data directory again at once. */
   const killAndRestart = async () => {
-    const exited = new Promise((ok) => redis.once("exit", ok));
-    redis.kill("SIGKILL");
-    await exited;
+    await stopRedisProcess(redis, "SIGKILL");
     redis = await spawnDurableRedis(port, dir);
   };
 

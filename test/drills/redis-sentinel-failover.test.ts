@@ -26,7 +26,7 @@ import { join } from "node:path";
 import { Redis } from "ioredis";
 import request from "supertest";
 import { waitForRedis } from "../../scripts/redis.mjs";
-import { spawnRedisNode, stablePort } from "../support/redis-server.js";
+import { spawnRedisNode, stablePort, stopRedisProcess } from "../support/redis-server.js";
 import { fixturesAvailable, startStack, statusesOnceCompleted, type Stack } from "../support/stack.js";
 import { Receiver } from "../webhooks/receiver.js";
 
@@ -52,13 +52,6 @@ function spawnSentinel(port: number, dir: string, primary: number): Promise<Chil
   );
   const child = spawn("redis-server", [conf, "--sentinel"], { stdio: "ignore" });
   return waitForRedis(port, child, dir);
-}
-
-async function stop(child: ChildProcess | undefined, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((ok) => child.once("exit", ok));
-  child.kill(signal);
-  await exited;
 }
 
 async function until(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
@@ -130,7 +123,7 @@ d("drill: the Redis primary SIGKILLed under submissions and webhooks, the sentin
     await stack?.close();
     await receiver?.close();
     watcher?.disconnect();
-    for (const child of [...sentinels, primary, replica]) await stop(child);
+    for (const child of [...sentinels, primary, replica]) await stopRedisProcess(child);
     if (dir) rmSync(dir, { recursive: true, force: true });
   }, 60_000);
 
@@ -178,7 +171,7 @@ d("drill: the Redis primary SIGKILLed under submissions and webhooks, the sentin
       }
       if (++answered === SUBMISSIONS / 4 && !killed) {
         killedAt = performance.now();
-        killed = stop(primary, "SIGKILL");
+        killed = stopRedisProcess(primary, "SIGKILL");
         probing = probe();
       }
     };

@@ -11,7 +11,7 @@ import type { ChildProcess } from "node:child_process";
 import { Redis } from "ioredis";
 import { loadEnv } from "@serp/api/env";
 import { createRedis, describeRedisTarget, redisTargetOf, ReplicaBarrier, waitReady } from "@serp/store";
-import { spawnRedisNode, stablePort } from "../support/redis-server.js";
+import { spawnRedisNode, stablePort, stopRedisProcess } from "../support/redis-server.js";
 
 describe("REDIS_SENTINELS", () => {
   test("host:port list, [v6]:port, the primary's name (default mymaster) and the URL's credentials", () => {
@@ -42,11 +42,9 @@ describe("ReplicaBarrier (REDIS_WAIT_REPLICAS)", () => {
   let app: Redis;
   let waiter: Redis;
   const stopReplica = async () => {
-    const r = replica!;
+    const r = replica;
     replica = undefined;
-    const exited = new Promise((ok) => r.once("exit", ok));
-    r.kill("SIGKILL");
-    await exited;
+    await stopRedisProcess(r, "SIGKILL");
   };
   const inSync = async () => {
     const probe = new Redis(ports.replica);
@@ -67,12 +65,7 @@ describe("ReplicaBarrier (REDIS_WAIT_REPLICAS)", () => {
   afterAll(async () => {
     app?.disconnect();
     waiter?.disconnect();
-    for (const child of [replica, primary]) {
-      if (!child || child.exitCode !== null) continue;
-      const exited = new Promise((ok) => child.once("exit", ok));
-      child.kill("SIGTERM");
-      await exited;
-    }
+    for (const child of [replica, primary]) await stopRedisProcess(child);
     rmSync(dir, { recursive: true, force: true });
   });
 

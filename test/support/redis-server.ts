@@ -42,6 +42,26 @@ export function spawnRedisNode(port: number, dir: string, replicaOf?: number): P
   return waitForRedis(port, child, dir);
 }
 
+/**
+ * Stops a redis-server child and resolves once it has exited (at once if it already has). SIGTERM
+ * is a clean stop that writes the append-only file out, but Redis refuses it while it is writing
+ * its initial append-only file ("Writing initial AOF, can't exit", as a replica does right after a
+ * full resync): SIGTERM is sent again every second until it exits, and SIGKILL after `boundMs`.
+ */
+export async function stopRedisProcess(child: ChildProcess | undefined, signal: NodeJS.Signals = "SIGTERM", boundMs = 30_000): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((ok) => child.once("exit", () => ok()));
+  child.kill(signal);
+  if (signal === "SIGKILL") return exited;
+  const until = Date.now() + boundMs;
+  const again = setInterval(() => child.kill(Date.now() < until ? signal : "SIGKILL"), 1_000);
+  try {
+    await exited;
+  } finally {
+    clearInterval(again);
+  }
+}
+
 export class PrivateRedis {
   private child?: ChildProcess;
   private constructor(
@@ -68,10 +88,7 @@ export class PrivateRedis {
   async down(): Promise<void> {
     const child = this.child;
     this.child = undefined;
-    if (!child || child.exitCode !== null) return;
-    const exited = new Promise((ok) => child.once("exit", ok));
-    child.kill("SIGTERM");
-    await exited;
+    await stopRedisProcess(child);
   }
 
   async destroy(): Promise<void> {
