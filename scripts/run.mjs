@@ -23,6 +23,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { ensureChromium } from "./chromium.mjs";
+import { report } from "./slowest-suites.mjs";
 import { readEnvFile } from "./env-file.mjs";
 import { DEFAULT_DATA_DIR, freePort, spawnRedis } from "./redis.mjs";
 import { DEFAULT_DATA_DIR as DEFAULT_PG_DATA_DIR, startPostgres } from "./postgres.mjs";
@@ -191,18 +192,19 @@ const FAST_TIER = ["--testPathPatterns", "/(packages|apps)/|/test/(docs|cli)/", 
 /**
  * The drills that measure time or kill and restart servers under load (a latency ratio, a failover
  * within its deadlines, processes gone within their drain deadlines, jobs handed back well inside
- * the lock duration, the exits proof's per-address budget): they run after the rest, one
- * file at a time, so no other test file competes with them for the two cores. Everything else runs
+ * the lock duration, the exits proof's per-address budget): they run one file at a time, in a lane
+ * of their own beside the rest, so two of them never compete with each other. Everything else runs
  * in parallel: each stack has its own Redis key prefix and PostgreSQL schema, and a drill's private
  * servers take free ports.
  */
 const ALONE = ["/test/drills/(?!credits-race|fuzz)[^/]+\\.test\\.ts$", "/test/ops/(supervisor|shutdown)\\.test\\.ts$", "/test/exits/proof\\.test\\.ts$"];
 /**
- * Jest processes for the rest: most files wait on Redis, HTTP and child processes, so three keep
- * two cores busy (measured: issue 28). A worker whose heap passed 2 GB after a file (captured pages,
- * a stack's modules) is replaced by a fresh one.
+ * Jest processes for the rest: most files wait on Redis, HTTP and child processes (the suite's
+ * CPU is about a third of its files' wall time: the slowest-files report), so four, beside the
+ * drills' lane, keep two cores busy (measured: issue 28). A worker whose heap passed 2 GB after a
+ * file (captured pages, a stack's modules) is replaced by a fresh one.
  */
-const WORKERS = ["--maxWorkers=3", "--workerIdleMemoryLimit=2GB"];
+const WORKERS = ["--maxWorkers=4", "--workerIdleMemoryLimit=2GB"];
 
 async function test(rawArgs) {
   const started = Date.now();
@@ -233,25 +235,39 @@ async function test(rawArgs) {
   // Apps a test starts as processes keep their pages here, not in the project's folder.
   const pagesDir = env.RAW_PAGES_DIR ? undefined : mkdtempSync(join(tmpdir(), "serp-test-pages-"));
   if (pagesDir) env.RAW_PAGES_DIR = pagesDir;
-  // The slowest-files reporter adds each Jest run's files here and prints the whole run's ten slowest at the last.
+  // Each Jest run adds its files' times here; the ten slowest of them all are printed at the end.
   const timings = mkdtempSync(join(tmpdir(), "serp-test-timings-"));
-  Object.assign(env, { SLOWEST_SUITES_FILE: join(timings, "suites.jsonl"), SLOWEST_SUITES_SINCE: String(started) });
+  env.SLOWEST_SUITES_FILE = join(timings, "suites.jsonl");
   // An 8 GB heap per Jest process: a process's heap grows with each file's modules and captured pages.
-  const jest = (jestArgs, last) =>
-    spawnSync(
-      process.execPath,
-      ["--max-old-space-size=8192", "--experimental-vm-modules", "--no-warnings=ExperimentalWarning", "node_modules/jest/bin/jest.js", ...jestArgs],
-      { stdio: "inherit", cwd: root, env: { ...env, SLOWEST_SUITES_LAST: last ? "1" : "" } },
-    ).status ?? 1;
+  // `held`: its output is kept and written at once when it ends, so that two Jests at once do not
+  // interleave their lines.
+  const jest = (jestArgs, { held = false } = {}) =>
+    new Promise((ok) => {
+      const child = spawn(
+        process.execPath,
+        ["--max-old-space-size=8192", "--experimental-vm-modules", "--no-warnings=ExperimentalWarning", "node_modules/jest/bin/jest.js", ...jestArgs],
+        { stdio: held ? ["ignore", "pipe", "pipe"] : "inherit", cwd: root, env },
+      );
+      const output = [];
+      if (held) for (const stream of [child.stdout, child.stderr]) stream.on("data", (chunk) => output.push(chunk));
+      child.once("close", (code) => {
+        if (held) process.stderr.write(Buffer.concat(output));
+        ok(code ?? 1);
+      });
+    });
   // Files named on the command line, or the fast tier, run as asked, in parallel.
-  const statuses = [];
-  if (fast) statuses.push(jest([...FAST_TIER, ...WORKERS, ...args], true));
-  else if (args.some((a) => !a.startsWith("-"))) statuses.push(jest([...WORKERS, ...args], true));
+  let runs;
+  if (fast) runs = [jest([...FAST_TIER, ...WORKERS, ...args])];
+  else if (args.some((a) => !a.startsWith("-"))) runs = [jest([...WORKERS, ...args])];
   else {
-    say("the test files in parallel, then the timing drills one at a time");
-    statuses.push(jest([...WORKERS, "--testPathIgnorePatterns", "/node_modules/", ...ALONE, ...args], false));
-    statuses.push(jest(["--runInBand", "--testPathPatterns", ...ALONE, ...args], true));
+    say("the test files in parallel, and beside them the timing drills one at a time (their output when they end)");
+    runs = [
+      jest([...WORKERS, "--testPathIgnorePatterns", "/node_modules/", ...ALONE, ...args]),
+      jest(["--runInBand", "--testPathPatterns", ...ALONE, ...args], { held: true }),
+    ];
   }
+  const statuses = await Promise.all(runs);
+  report(env.SLOWEST_SUITES_FILE, started, root + "/");
   const typed = await typecheck;
   if (typed !== undefined && typed !== 0) say(`the type-check failed (${typed})`);
   await pg?.stop();
