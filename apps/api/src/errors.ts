@@ -2,6 +2,7 @@ import type { ErrorRequestHandler, Request, RequestHandler, Response } from "exp
 import type { z } from "zod";
 import { ApiError, type FieldIssue } from "@serp/shared";
 import { PageStoreUnavailableError, ResultMissingError } from "@serp/store";
+import type { errorBody } from "./openapi/schemas.js";
 
 /** Zod issues → one entry per invalid field, named by its path (`params.query`). */
 export function fieldIssues(error: z.ZodError): FieldIssue[] {
@@ -81,15 +82,18 @@ export function toApiError(err: unknown): ApiError {
   return new ApiError("internal_error", "Internal error");
 }
 
-/** How one surface answers a failure: what it logs, the headers it adds, the body it writes. */
-export interface ErrorSurface {
+/**
+ * How one surface answers a failure: what it logs, the headers it adds, the body it writes. `B` is
+ * the body its routes declare for their errors (openapi/responses.ts), so what it writes fits it.
+ */
+export interface ErrorSurface<B = unknown> {
   /** The log line of a failure it logs (the server's fault). */
   logMessage: string;
   logs(error: ApiError): boolean;
   /** The error as this surface words it (the MCP parse error, say). */
   word?(error: ApiError): ApiError;
   headers?(error: ApiError, req: Request, res: Response): void;
-  body(error: ApiError, req: Request): unknown;
+  body(error: ApiError, req: Request): B;
 }
 
 /** The error middleware of one surface: Retry-After on every error that has one, then the surface's body. */
@@ -106,7 +110,7 @@ export function errorMiddleware(surface: ErrorSurface): ErrorRequestHandler {
 }
 
 /** The job API's body: `{error: {message, code, requestId, details?}}`. */
-export const jobApiErrors: ErrorSurface = {
+export const jobApiErrors: ErrorSurface<z.input<typeof errorBody>> = {
   logMessage: "request failed",
   logs: (e) => e.status >= 500,
   body: (e, req) => ({

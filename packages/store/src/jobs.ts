@@ -1,7 +1,8 @@
 import type { Redis } from "ioredis";
-import { pendingJob, type Endpoint, type Job, type JobParams, type JobResponse, type JobResult, type JobSubmission, type JobStatus, type ParseCoverage, type QueueName } from "@serp/shared";
+import { pendingJob, type Job, type JobResponse, type JobResult, type JobSubmission, type JobStatus, type ParseCoverage, type QueueName } from "@serp/shared";
 import type { IdempotencyClaim } from "./idempotency.js";
 import type { KeySpace } from "./keys.js";
+import { jobFromHash, jobToHash } from "./job-hash.js";
 import { jobOfResult, withStoredResult, type JobResults } from "./job-results.js";
 import { CREATE_CACHED, FINALIZE, REQUEUE, START, SUBMIT } from "./lua/jobs.js";
 
@@ -91,7 +92,7 @@ export class JobStore {
    */
   async create(job: NewJob, reserve: number, maxInFlight = 0, claim?: IdempotencyClaim): Promise<Created & { inFlight: number }> {
     // The very job the submission answers with (202), read back by fromHash.
-    const fields = [...jobFields(pendingJob(job)), "accountId", job.accountId];
+    const fields = [...jobToHash(pendingJob(job)), "accountId", job.accountId];
     if (job.replyTo) fields.push("replyTo", job.replyTo);
     const [code, inFlight, replayOf] = await SUBMIT.run<[number, number, string?]>(
       this.redis,
@@ -287,35 +288,9 @@ export function recordFromFields(flat: readonly string[]): JobRecord {
   return fromHash(h);
 }
 
-/** The job's own hash fields: the names its hash gives them, without the empty ones (fromHash reads them back). */
-function jobFields(job: Job): string[] {
-  return Object.entries(job).flatMap(([name, value]) => {
-    if (value === null || value === undefined || value === false) return [];
-    const field = name === "cacheMaxAgeSeconds" ? "cacheMaxAge" : name;
-    return [field, value === true ? "1" : typeof value === "object" ? JSON.stringify(value) : String(value)];
-  });
-}
-
-/** A record from its Redis hash, as HGETALL returns it (the archive reads records this way too). */
+/** A record from its Redis hash, as HGETALL returns it (the archive reads records this way too); its job as job-hash.ts reads it. */
 export function fromHash(h: Record<string, string>): JobRecord {
-  const job: Job = {
-    id: h.id!,
-    endpoint: h.endpoint as Endpoint,
-    queue: h.queue as QueueName,
-    status: h.status as JobStatus,
-    params: JSON.parse(h.params ?? "{}") as JobParams,
-    credits: Number(h.credits ?? 0),
-    latencyMs: h.latencyMs ? Number(h.latencyMs) : null,
-    error: h.error || null,
-    attempts: Number(h.attempts ?? 0),
-    createdAt: h.createdAt!,
-    completedAt: h.completedAt || null,
-  };
-  if (h.postbackUrl) job.postbackUrl = h.postbackUrl;
-  if (h.cacheMaxAge !== undefined) {
-    job.cacheMaxAgeSeconds = Number(h.cacheMaxAge);
-    job.cacheHit = h.cacheHit === "1";
-  }
+  const job = jobFromHash(h);
   const record: JobRecord = {
     job,
     accountId: h.accountId!,

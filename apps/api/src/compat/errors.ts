@@ -4,9 +4,11 @@
  * run (authentication, the rate limit) report comes out in this shape, never the job endpoints'
  * `{error: {message, code}}`.
  */
+import type { z } from "zod";
 import type { ErrorSurface } from "../errors.js";
+import type { compatErrorBody } from "../openapi/schemas.js";
 
-export const compatErrorSurface: ErrorSurface = {
+export const compatErrorSurface: ErrorSurface<z.input<typeof compatErrorBody>> = {
   logMessage: "compat request failed",
   logs: (e) => e.code === "internal_error" || e.code === "unavailable",
   body: (e) => ({ error: e.message }),

@@ -9,6 +9,7 @@ import type { Request, Response } from "express";
 import { ApiError } from "@serp/shared";
 import type { JobRecord, RawPageStore } from "@serp/store";
 import { pageMayBeKept, rawPageOf, sendRawPage } from "../jobs/raw-page.js";
+import type { CompatEnvelope } from "./envelope.js";
 import { envelopeMarkdown } from "./markdown.js";
 
 export type Format = "json" | "html" | "md";
@@ -45,32 +46,45 @@ export function rawHtmlFile(base: string, id: string): string {
 }
 
 /** The envelope with `raw_html_file` where the reference puts it (after the upstream URLs, before the time taken). */
-function withRawHtmlFile(body: Record<string, unknown>, record: JobRecord, pages: RawPageStore, base: string): Record<string, unknown> {
-  const meta = body.search_metadata as Record<string, unknown> | undefined;
-  if (!meta || !pageMayBeKept(record, pages.retentionSeconds)) return body;
-  const { total_time_taken, ...rest } = meta;
+function withRawHtmlFile(body: CompatEnvelope, record: JobRecord, pages: RawPageStore, base: string): CompatEnvelope {
+  if (!pageMayBeKept(record, pages.retentionSeconds)) return body;
+  const { total_time_taken, ...rest } = body.search_metadata;
   const search_metadata = { ...rest, raw_html_file: rawHtmlFile(base, record.job.id), ...(total_time_taken === undefined ? {} : { total_time_taken }) };
   return { ...body, search_metadata };
 }
 
+/** A search (or an archived one) to answer, in the form asked for. */
+export interface SearchAnswer {
+  format: Format;
+  body: CompatEnvelope;
+  record: JobRecord;
+  pages: RawPageStore;
+  base: string;
+}
+
+/** The route's typed reply (routes/define.ts): the JSON answer must fit the envelope's schema (./envelope.ts). */
+export type EnvelopeReply = (status: 200, body: CompatEnvelope) => void;
+
 /**
- * Answers a search (or an archived one) in the form asked for. The page itself is served only once
- * the job completed; before that (an async search) the JSON envelope says where it stands.
+ * Answers a search (or an archived one) in the form asked for, the JSON through the route's typed
+ * reply. The page itself is served only once the job completed; before that (an async search) the
+ * JSON envelope says where it stands.
  */
-export async function answer(
-  req: Request,
-  res: Response,
-  o: { format: Format; body: Record<string, unknown>; record: JobRecord; pages: RawPageStore; base: string },
-): Promise<void> {
+export async function answer(req: Request, res: Response, o: SearchAnswer, reply: EnvelopeReply): Promise<void> {
+  if (o.format === "md") {
+    answerMarkdown(res, o);
+    return;
+  }
   res.vary("Accept");
   if (o.format === "html" && o.record.job.status === "completed") {
     await sendRawPage(req, res, await rawPageOf(o.pages, o.record, "search"));
     return;
   }
-  const body = withRawHtmlFile(o.body, o.record, o.pages, o.base);
-  if (o.format === "md") {
-    res.type("text/markdown; charset=utf-8").send(envelopeMarkdown(body));
-    return;
-  }
-  res.json(body);
+  reply(200, withRawHtmlFile(o.body, o.record, o.pages, o.base));
+}
+
+/** The markdown answer: every form's when asked for, and the only one of `/search.md`, which has no JSON to answer. */
+export function answerMarkdown(res: Response, o: SearchAnswer): void {
+  res.vary("Accept");
+  res.type("text/markdown; charset=utf-8").send(envelopeMarkdown(withRawHtmlFile(o.body, o.record, o.pages, o.base)));
 }

@@ -3,9 +3,10 @@
  * `search_metadata`, `search_parameters`, `search_information`, the result blocks as the job
  * result carries them, and the pagination blocks.
  */
-import type { JobStatus } from "@serp/shared";
+import type { JobResult, JobStatus } from "@serp/shared";
 import type { JobRecord } from "@serp/store";
 import { displayName } from "./engines.js";
+import type { CompatEnvelope, CompatMetadata } from "./envelope.js";
 import { jsonEndpoint, paginationBlocks } from "./links.js";
 import { searchParameters, type CompatSearch } from "./params.js";
 
@@ -16,11 +17,11 @@ export function referenceTime(iso: string): string {
   return `${new Date(iso).toISOString().slice(0, 19).replace("T", " ")} UTC`;
 }
 
-function searchMetadata(s: CompatSearch, record: JobRecord, base: string): Record<string, unknown> {
+function searchMetadata(s: CompatSearch, record: JobRecord, base: string): CompatMetadata {
   const { job } = record;
   // The reference's async mode reads `Processing` until the result is ready, queued or not.
   const waiting = job.status === "pending" || job.status === "processing";
-  const meta: Record<string, unknown> = {
+  const meta: CompatMetadata = {
     id: job.id,
     status: s.async && waiting ? "Processing" : STATUS[job.status],
     json_endpoint: jsonEndpoint(base, job.id),
@@ -93,8 +94,8 @@ function withTopLevelAttributes(blocks: Record<string, unknown>): Record<string,
 }
 
 /** The whole response for a search and the job that ran it (any status). */
-export function envelope(s: CompatSearch, record: JobRecord, base: string): Record<string, unknown> {
-  const out: Record<string, unknown> = {
+export function envelope(s: CompatSearch, record: JobRecord, base: string): CompatEnvelope {
+  const out: CompatEnvelope = {
     search_metadata: searchMetadata(s, record, base),
     search_parameters: searchParameters(s),
   };
@@ -102,9 +103,9 @@ export function envelope(s: CompatSearch, record: JobRecord, base: string): Reco
   if (job.status === "failed") return { ...out, error: job.error ?? "The search failed." };
   if (job.status !== "completed") return out;
 
-  const { search_parameters: _params, search_information: info, layout, ...blocks } = (record.result ?? {}) as Record<string, unknown>;
+  const { search_parameters: _params, search_information: info, layout, ...blocks } = (record.result ?? {}) as Partial<JobResult>;
   // The page the result came from (docs/LAYOUTS.md): `full`, or `light` for the basic or feature-phone page.
-  if (layout !== undefined) (out.search_metadata as Record<string, unknown>).layout = layout;
+  if (layout !== undefined) out.search_metadata.layout = layout;
   const empty = isEmpty(s.product ? blocks[s.product.offers ? "sellers" : "product_results"] : blocks[s.kind.block]);
   out.search_information = searchInformation(s, info as PageInfo | undefined, empty);
   if (empty) out.error = `${displayName(s.engine)} hasn't returned any results for this query.`;

@@ -5,6 +5,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "pino";
+import type { z } from "zod";
 import { ApiError, ENDPOINTS, safeText, type Endpoint, type JobResponse } from "@serp/shared";
 import type { AppContext } from "../context.js";
 import { isStorageDown, resultError } from "../errors.js";
@@ -91,8 +92,14 @@ async function runJob(ctx: AppContext, by: Submitter, endpoint: Endpoint, args: 
   return { ...jobResult(body), isError: true };
 }
 
+/**
+ * A job tool's result: its structuredContent must fit the tools' declared outputSchema (the SDK
+ * checks it when the tool answers; this type when the code is built).
+ */
+type JobToolResult = CallToolResult & { structuredContent: z.input<typeof jobResponseSchema> };
+
 /** structuredContent is the job response; the text an agent reads is its markdown rendering (compat/markdown.ts). */
-function jobResult(body: JobResponse): CallToolResult {
+function jobResult(body: JobResponse): JobToolResult {
   return { content: [{ type: "text", text: jobMarkdown(body) }], structuredContent: { job: body.job, result: body.result } };
 }
 

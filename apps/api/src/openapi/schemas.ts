@@ -4,10 +4,11 @@
  * ./results.ts).
  */
 import { z } from "zod";
-import { ENDPOINTS, ERROR_STATUS, PARAMS_SCHEMAS, isoDateSchema, jobParamsSchema, jobRequestSchema, jobSchema, servedLayoutSchema } from "@serp/shared";
+import { ENDPOINTS, ERROR_STATUS, PARAMS_SCHEMAS, isoDateSchema, jobParamsSchema, jobRequestSchema, jobSchema } from "@serp/shared";
 import { named, pascal } from "./named.js";
 import { deliveriesResponse, deliveryAttemptSchema, webhookSecretResponse } from "../webhooks/schemas.js";
 import { jobResult } from "./results.js";
+import { compatEnvelopeSchema } from "../compat/envelope.js";
 
 export * from "./results.js";
 
@@ -123,61 +124,8 @@ export const usageView = named(
 // ---- Compatibility endpoints (/search.json, /search, /searches/{id}, /account, /locations.json) --
 // (The search query is compat/params.ts `compatSearchQuery`, the schema the searches validate with.)
 
-const resultList = z.array(z.object({}).catchall(z.unknown()));
-
-export const compatSearchResponse = named(
-  z
-    .object({
-      search_metadata: z
-        .object({
-          id: z.string(),
-          status: z.string().meta({ example: "Success" }),
-          json_endpoint: z.string().optional(),
-          raw_html_file: z.string().optional().meta({
-            description: "Where the upstream page of a completed search is served (/searches/{id}.html), while it is kept (RAW_HTML_RETENTION_SECONDS)",
-          }),
-          created_at: z.string().optional(),
-          processed_at: z.string().optional(),
-          cached: z.boolean().optional().meta({ description: "true when the result cache answered the search (no upstream request; billed the cache-hit price)" }),
-          total_time_taken: z.number().optional(),
-          layout: servedLayoutSchema.optional().meta({
-            description: "The results page the result came from: full (engine web/google), or light (engine web_light/google_light, or the basic page; docs/LAYOUTS.md)",
-          }),
-        })
-        .catchall(z.unknown()),
-      search_parameters: z.object({}).catchall(z.unknown()),
-      search_information: z.object({}).catchall(z.unknown()).optional(),
-      organic_results: resultList.optional(),
-      ads: resultList.optional(),
-      related_questions: resultList.optional(),
-      related_searches: resultList.optional(),
-      top_stories: resultList.optional(),
-      knowledge_graph: z.object({}).catchall(z.unknown()).optional().meta({
-        description:
-          "The knowledge panel (web search): title, type, kgmid, description, source, website, header_images, people_also_search_for, attributes, and each attribute row again as a key of its own (`born`)",
-      }),
-      ai_overview: z.object({}).catchall(z.unknown()).optional().meta({
-        description: "text_blocks (with reference_indexes where the page cites sources) and references; only page_token while the page holds the loading placeholder",
-      }),
-      inline_videos: resultList.optional().meta({ description: "Web search: the page's video carousel (title, link, thumbnail, channel, duration, platform, date)" }),
-      perspectives: resultList.optional().meta({ description: "Web search: \"What people are saying\" posts (title, link, author, source, date, thumbnail)" }),
-      local_results: z.unknown().optional(),
-      discussions_and_forums: resultList.optional(),
-      news_results: resultList.optional(),
-      images_results: resultList.optional(),
-      shopping_results: resultList.optional().meta({
-        description: "Shopping results; on web search, the page's shopping ads (position, block_position, title, link, price, extracted_price, source, thumbnail, rating, reviews)",
-      }),
-      sellers: resultList.optional(),
-      product_results: z.object({}).catchall(z.unknown()).optional(),
-      suggestions: resultList.optional(),
-      pagination: z.object({}).catchall(z.unknown()).optional(),
-      error: z.string().optional().meta({ description: "Set (with status 200) when the search returned no results" }),
-    })
-    .catchall(z.unknown())
-    .meta({ description: "Shaped like the reference search-results API; result blocks depend on the engine" }),
-  "CompatSearch",
-);
+// The search's envelope is compat/envelope.ts's schema, the one its routes' typed reply checks.
+export const compatSearchResponse = named(compatEnvelopeSchema, "CompatSearch");
 
 export const compatAccount = named(
   z

@@ -5,16 +5,16 @@
  * accepting the key as `api_key` too, and answers errors as `{"error": "..."}` (its own error
  * middleware, compat/errors.ts).
  */
-import { Router, type Request, type RequestHandler } from "express";
+import { Router, type Request, type RequestHandler, type Response } from "express";
 import { z } from "zod";
 import { ApiError, isJobId } from "@serp/shared";
 import type { JobRecord } from "@serp/store";
 import { authenticate, queryKey } from "../auth.js";
 import { cacheOption } from "../compat/cache.js";
 import { compatErrorSurface } from "../compat/errors.js";
-import { answer, checkFormat, formatOf } from "../compat/formats.js";
+import { answer, answerMarkdown, checkFormat, formatOf, type SearchAnswer } from "../compat/formats.js";
 import { publicBaseUrl } from "../compat/links.js";
-import { compatSearchQuery, jobRequest, parseSearch, refusedSearch, searchOfQuery, searchOfJob, type CompatSearch } from "../compat/params.js";
+import { compatSearchQuery, jobRequest, parseSearch, refusedSearch, searchOfQuery, searchOfJob, type CompatQuery, type CompatSearch } from "../compat/params.js";
 import { SearchQueries, keptQuery } from "../compat/queries.js";
 import { envelope } from "../compat/response.js";
 import type { AppContext } from "../context.js";
@@ -84,7 +84,12 @@ const headRefused = (path: string, operationId: string) =>
 
 const searchJsonHead = (["/search.json", "/search"] as const).map((path) => headRefused(path, path === "/search" ? "compatSearchAliasHead" : "compatSearchHead"));
 
-const searchForms = (["html", "md"] as const).map((form) => {
+/**
+ * `/search.html` and `/search.md`. The page is served once the search completed, so an async
+ * `/search.html` answers the JSON envelope until then, as every form does (compat/formats.ts);
+ * `/search.md` answers markdown only.
+ */
+const searchForm = <const C extends Record<string, { schema: z.ZodType }>>(form: "html" | "md", content: C) => {
   const path = `/search.${form}`;
   const search = compatRouteTable.define({
     method: "get",
@@ -102,17 +107,18 @@ const searchForms = (["html", "md"] as const).map((form) => {
     request: { query: compatSearchQuery },
     responses: {
       200: {
-        description: form === "html" ? "The upstream page" : "The result in markdown",
+        description: form === "html" ? "The upstream page (JSON, as /search.json, while an async search is not completed)" : "The result in markdown",
         headers: rateHeaders,
-        content: form === "html" ? { "text/html": { schema: z.string() } } : { "text/markdown": { schema: z.string() } },
+        content,
       },
       ...compatErrors(400, 401, 402, 429, 502),
     },
   });
   return { search, head: headRefused(path, form === "html" ? "compatSearchHtmlHead" : "compatSearchMarkdownHead") };
-});
-
-const searchRoutes = [...searchJson, ...searchForms.map((f) => f.search)];
+};
+const searchHtml = searchForm("html", { "text/html": { schema: z.string() }, "application/json": { schema: s.compatSearchResponse } });
+const searchMarkdown = searchForm("md", { "text/markdown": { schema: z.string() } });
+const searchForms = [searchHtml, searchMarkdown];
 
 const archivedSearch = compatRouteTable.define({
   method: "get",
@@ -211,7 +217,8 @@ export function compatRoutes(ctx: AppContext): Router {
   for (const head of [...searchJsonHead, ...searchForms.map((f) => f.head)]) head.mount(router, refuseHead);
 
   const refuseSearch = { query: (error: z.ZodError, req: Request) => refusedSearch(error, req.query, ctx.locations) };
-  const runSearch = (route: (typeof searchRoutes)[number]) => route.handle(async ({ query }, _reply, req, res) => {
+  /** Runs the search a route's parsed query asks for (billed, kept for the archive): the answer to give, in the form asked for. */
+  async function runSearch(query: CompatQuery, req: Request, res: Response): Promise<SearchAnswer> {
     const accountId = req.accountId!;
     const search = searchOfQuery(query, req.query, ctx.locations);
     const format = formatOf(req);
@@ -221,11 +228,18 @@ export function compatRoutes(ctx: AppContext): Router {
     const record: JobRecord = outcome.status === 200 ? outcome.record : { job: outcome.body.job, accountId, result: null, upstreamUrl: null };
     await queries.save(record.job.id, keptQuery(req.query)).catch((err: unknown) => req.log?.warn({ err }, "compat query not kept"));
     if (record.job.status === "failed") throw new ApiError("upstream_error", record.job.error ?? "The search failed upstream.");
-    await answer(req, res, { format, body: envelope(search, record, base), record, pages: ctx.rawPages, base });
-  }, refuseSearch);
-  for (const route of searchRoutes) route.mount(router, ...authenticated, ctx.rateLimit, runSearch(route));
+    return { format, body: envelope(search, record, base), record, pages: ctx.rawPages, base };
+  }
+  // The JSON forms answer through the route's typed reply; /search.md has only markdown to answer.
+  for (const route of [...searchJson, searchHtml.search]) {
+    const search = route.handle(async ({ query }, reply, req, res) => answer(req, res, await runSearch(query, req, res), reply), refuseSearch);
+    route.mount(router, ...authenticated, ctx.rateLimit, search);
+  }
+  const searchMd = searchMarkdown.search.handle(async ({ query }, _reply, req, res) => answerMarkdown(res, await runSearch(query, req, res)), refuseSearch);
+  searchMarkdown.search.mount(router, ...authenticated, ctx.rateLimit, searchMd);
 
   // The archive: GET /searches/<id>.json (or without .json; .html the page, .md markdown), for the caller's own searches only.
+  // Its `output` is read by formatOf (this surface's wording), so it is mounted without `handle`: its reply is still typed.
   archivedSearch.mount(router, ...authenticated, async (req, res) => {
     const accountId = req.accountId!;
     const id = String(req.params.id).replace(/\.(json|html|md)$/, "");
@@ -233,7 +247,8 @@ export function compatRoutes(ctx: AppContext): Router {
     const record = isJobId(id) ? await ctx.jobs.get(id) : null;
     // Another account's search is as unknown as an expired one.
     if (!record || record.accountId !== accountId) throw new ApiError("not_found", `No search ${id}.`);
-    await answer(req, res, { format, body: envelope(await searchOf(record), record, base), record, pages: ctx.rawPages, base });
+    const found = { format, body: envelope(await searchOf(record), record, base), record, pages: ctx.rawPages, base };
+    await answer(req, res, found, archivedSearch.replyOn(res));
   });
 
   // Location look-up (reference §11.1): no key needed, a bare array, empty without a location list.

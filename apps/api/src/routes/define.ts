@@ -61,6 +61,11 @@ export interface Route<S extends RouteSpec> {
   readonly validate: RequestHandler;
   /** The handler, given the parsed input (the body too) and the typed reply; `invalid` adds refusals that need the app. */
   handle(fn: (input: Input<S>, reply: Reply<S>, req: Request, res: Response) => Promise<void> | void, invalid?: Refusals): RequestHandler;
+  /**
+   * The typed reply on `res` alone, for a handler that reads its request itself (the compatibility
+   * archive's `output`, worded as every route of its surface words it; the MCP transport's messages).
+   */
+  replyOn(res: Response): Reply<S>;
   /** Mounts the chain on the router at this method and path. */
   mount(router: Router, ...handlers: RequestHandler[]): void;
 }
@@ -89,6 +94,7 @@ export class RouteTable {
       }
       return out as Partial<Input<S>>;
     };
+    const replyOn = (res: Response) => ((status: number, body: unknown) => void res.status(status).json(body)) as Reply<S>;
     const path = spec.path.replace(/\{([^}]+)\}/g, ":$1");
     return {
       spec,
@@ -99,9 +105,9 @@ export class RouteTable {
       },
       handle: (fn, invalid) => (req, res) => {
         const input = parse(req, [...HEAD_PARTS, "body"], invalid) as Input<S>;
-        const reply = ((status: number, body: unknown) => void res.status(status).json(body)) as Reply<S>;
-        return fn(input, reply, req, res);
+        return fn(input, replyOn(res), req, res);
       },
+      replyOn,
       mount: (router, ...handlers) => {
         router[spec.method]!(path, ...handlers);
       },

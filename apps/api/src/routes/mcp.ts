@@ -5,8 +5,9 @@
  */
 import type { IncomingMessage } from "node:http";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { ErrorCode, LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, LATEST_PROTOCOL_VERSION, type JSONRPCErrorResponse, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { Router, json as jsonBody, type Request, type RequestHandler } from "express";
+import type { z } from "zod";
 import { ApiError } from "@serp/shared";
 import { authenticate } from "../auth.js";
 import type { AppContext } from "../context.js";
@@ -62,7 +63,8 @@ export function mcpRoutes(ctx: AppContext): Router {
     async (req, res) => {
       const unknown = unknownToolCall(req.body);
       if (unknown) {
-        res.json(unknown);
+        // Answered here, not by the transport: through the route's typed reply (its JSON-RPC response).
+        mcp.replyOn(res)(200, unknown);
         return;
       }
       acceptNewerProtocol(req);
@@ -105,8 +107,8 @@ const singleMessage: RequestHandler = (req, _res, next) => {
  * The SDK answers a call to an unknown tool with an isError result; the MCP spec (server/tools)
  * makes it a protocol error, -32602, so it is answered here before the SDK sees it.
  */
-function unknownToolCall(body: unknown): object | undefined {
-  const msg = (Array.isArray(body) ? body[0] : body) as { method?: unknown; id?: unknown; params?: { name?: unknown } } | undefined;
+function unknownToolCall(body: unknown): (JSONRPCErrorResponse & { id: RequestId }) | undefined {
+  const msg = (Array.isArray(body) ? body[0] : body) as { method?: unknown; id?: RequestId; params?: { name?: unknown } } | undefined;
   if (msg?.method !== "tools/call" || msg.id === undefined) return undefined;
   const name = msg.params?.name;
   if (typeof name !== "string" || TOOL_NAMES.has(name)) return undefined;
@@ -139,7 +141,7 @@ function bearerChallenge(req: Request): string {
 }
 
 /** JSON-RPC error objects, with the service's error code in data. */
-const jsonRpcErrors: ErrorSurface = {
+const jsonRpcErrors: ErrorSurface<z.input<typeof s.jsonRpcError>> = {
   logMessage: "mcp request failed",
   logs: (e) => e.status >= 500,
   // JSON-RPC's own name for a body that does not parse.
