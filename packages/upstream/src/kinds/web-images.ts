@@ -199,7 +199,11 @@ const TILE_PARTS = new Map(LAYOUTS.map((l) => [l, [...l.parts, IMGRES.link]]));
 const PAGE_PARTS = [...new Set(LAYOUTS.flatMap((l) => [l.tiles, ...TILE_PARTS.get(l)!]))];
 
 export function parseImages(html: string): ImagesBlocks {
-  const doc = parseHtml(html);
+  return extractImages(parseHtml(html));
+}
+
+/** The tiles of an already parsed images page. */
+export function extractImages(doc: Document): ImagesBlocks {
   const entries = scriptEntries(doc);
   const known = readLayouts(doc, entries);
   // The layouts above are known by class names; tiles found by their shape (a picture linking the

@@ -103,7 +103,11 @@ const GOOGLE_SEARCH = engineUrl({ then: String.raw`\/search\b` });
 type Article = Omit<NewsItem, "position">;
 
 export function parseNews(html: string): NewsBlocks {
-  const doc = parseHtml(html);
+  return extractNews(parseHtml(html));
+}
+
+/** The articles of an already parsed news page. */
+export function extractNews(doc: Document): NewsBlocks {
   const cards = all(CARD.card, doc);
   const known = cards.length > 0 ? readCards(doc, cards) : readLight(doc);
   // The layouts above are known by their class names; the cards found by their shape (a link to an

@@ -79,7 +79,11 @@ interface Layout {
 const LAYOUTS: Layout[] = [{ name: "tbm-shop-list-2021", cards: LIST_2021.card, read: readListCard }];
 
 export function parseShopping(html: string): ShoppingBlocks {
-  const doc = parseHtml(html);
+  return extractShopping(parseHtml(html));
+}
+
+/** The products of an already parsed shopping page. */
+export function extractShopping(doc: Document): ShoppingBlocks {
   let scripted: Map<string, string> | undefined;
   const images: Images = () => (scripted ??= scriptedImageSources(doc));
   let known: Fields[] = [];
