@@ -1,12 +1,12 @@
 /**
- * The field audit's page-side detectors (bench/field-audit-page.ts, bench/field-audit.ts) on real
+ * The field audit's page-side detectors (bench/audit/page.ts, bench/audit/shown.ts) on real
  * cards checked by hand, both ways: a field the card shows is found, one it does not show is not.
  * The audit measures nothing if its detectors say "shown" for everything or for nothing.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ABSOLUTE_DATE, RELATIVE_DATE, capturePlaceholder, loadPage, phoneIn, type Page } from "../../../bench/field-audit-page.js";
-import { organicShown, placeShown, webBlocksShown } from "../../../bench/field-audit.js";
+import { ABSOLUTE_DATE, RELATIVE_DATE, capturePlaceholder, loadPage, phoneIn, type Page } from "../../../bench/audit/page.js";
+import { organicShown, placeShown, webBlocksShown } from "../../../bench/audit/shown.js";
 import { FIXTURES_DIR, fixturesAvailable } from "./fixtures-dir.js";
 
 const run = fixturesAvailable ? describe : describe.skip;

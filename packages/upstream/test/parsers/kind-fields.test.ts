@@ -1,12 +1,12 @@
 /**
  * Issue 25 ("every field the page shows") for images, news, shopping and local cards, on the shared
  * captured pages: spot checks of each field family read from where the page keeps it (a data
- * script, an inline image, map data), and floors under bench/kind-fields.ts's measure of the share
- * of shown fields that reach the output.
+ * script, an inline image, map data), and floors under the kinds audit's measure (bench/audit/kinds.ts)
+ * of the share of shown fields that reach the output.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { kindShares, type FieldFigure } from "../../../../bench/kind-fields.js";
+import { kindShares, type FieldFigure } from "../../../../bench/audit/kinds.js";
 import { parseHtml } from "../../src/html/index.js";
 import { parseImages } from "../../src/kinds/web-images.js";
 import { extractLocalPack } from "../../src/kinds/web-local.js";
@@ -128,11 +128,11 @@ describeCaptured("local: positions from the page's map data, and photos", () => 
   });
 });
 
-describeCaptured("the share of shown fields returned (bench/kind-fields.ts), per kind and for the fields issue 25 names", () => {
+describeCaptured("the share of shown fields returned (bench/audit/kinds.ts), per kind and for the fields issue 25 names", () => {
   let figures: FieldFigure[];
   // Every captured page of the four kinds, measured in a Node process of its own (../in-node.ts).
   beforeAll(async () => {
-    figures = await inNode<FieldFigure[]>(new URL("../../../../bench/kind-fields.ts", import.meta.url), "measure");
+    figures = await inNode<FieldFigure[]>(new URL("../../../../bench/audit/kinds.ts", import.meta.url), "measure");
   }, 600_000);
   const figure = (kind: string, field: string) => figures.find((f) => f.kind === kind && f.field === field)!;
 

@@ -1,22 +1,21 @@
 /**
  * The organic fields of issue 25 on the shared captured pages (web/, web-mobile/, web-nojs/): for
- * each field family, the share of results whose card shows it (told by shape, test/organic-cards.ts)
- * that our JSON gives it to, with floors under the figures measured by bench/organic-fields.ts, and
- * spot checks on named real results. The pages are read in a Node process of its own
- * (organic-fields.work.ts, through ../in-node.ts); the checks are here.
+ * each field family, the share of results whose card shows it (told by shape, bench/audit/organic.ts)
+ * that our JSON gives it to, with floors under the figures measured by the organic audit
+ * (bench/audit/organic.ts), and spot checks on named real results. The pages are read in a Node
+ * process of its own (the audit's organicResults, through ../in-node.ts); the checks are here.
  */
 import type { OrganicResult } from "@serp/shared";
 import { fixturesAvailable } from "../fixtures-dir.js";
 import { inNode } from "../in-node.js";
-import { type AuditedResult, type Field, hasField } from "../organic-cards.js";
-import type { AuditedResultData } from "./organic-fields.work.js";
+import { type AuditedResult, type Field, hasField } from "../../../../bench/audit/organic-data.js";
 
 const describeIfFixtures = fixturesAvailable ? describe : describe.skip;
 
 describeIfFixtures("organic result fields on the shared pages", () => {
-  let results: (Omit<AuditedResult, "card"> & { card: boolean })[] = [];
+  let results: (Omit<AuditedResult, "shows"> & { shows: Set<Field> })[] = [];
   beforeAll(async () => {
-    const read = await inNode<AuditedResultData[]>(new URL("./organic-fields.work.ts", import.meta.url), "organicFieldsWork");
+    const read = await inNode<AuditedResult[]>(new URL("../../../../bench/audit/organic.ts", import.meta.url), "organicResults");
     results = read.map((r) => ({ ...r, shows: new Set(r.shows) }));
   }, 600_000);
   const on = (page: string, position: number): OrganicResult => {

@@ -6,19 +6,14 @@
  * price pattern, a date shape, an `/imgres?` link's query, a script entry holding the tile's id,
  * coordinates next to a place id in the page's data, and so on. A card is matched to an output
  * item by its link (images, news), its title (shopping) or its place id (local); a card no item
- * matches counts as shown and not returned.
+ * matches counts as shown and not returned. packages/upstream/test/parsers/kind-fields.test.ts keeps
+ * floors under the figures.
  *
- *   node_modules/.bin/tsx bench/kind-fields.ts
+ *   node_modules/.bin/tsx bench/audit.ts kinds
  */
-import { readFileSync, readdirSync } from "node:fs";
-import { join } from "node:path";
-import { FIXTURES_DIR, fixturesAvailable } from "../packages/upstream/test/fixtures-dir.js";
-import { all, ancestors, attr, parseHtml, pageSource, text, type AnyNode, type Document, type Element } from "../packages/upstream/src/html/index.js";
-import { targetUrl, unwrapWayback } from "../packages/upstream/src/values.js";
-import { parseImages } from "../packages/upstream/src/kinds/web-images.js";
-import { parseNews } from "../packages/upstream/src/kinds/web-news.js";
-import { parseShopping } from "../packages/upstream/src/kinds/web-shopping-search.js";
-import { extractLocalPack } from "../packages/upstream/src/kinds/web-local.js";
+import { all, ancestors, attr, pageSource, text, type AnyNode, type Document, type Element } from "../../packages/upstream/src/html/index.js";
+import { targetUrl, unwrapWayback } from "../../packages/upstream/src/values.js";
+import { filesIn, PAGE_DIRS, readPages, type CapturedPage, type PageReader } from "./pages.js";
 
 /** One card as the page shows it: the key its output item is found by, and the fields it shows. */
 interface Shown {
@@ -33,8 +28,9 @@ interface KindBench {
   pages: () => string[];
   /** Whether a page may hold the kind's cards at all (a cheap look at its text, to skip parsing the rest). */
   holds?: (html: string) => boolean;
-  detect: (html: string, doc: Document) => Shown[];
-  parse: (html: string, doc: Document) => Item[];
+  detect: (html: string, doc: Document, page: CapturedPage) => Shown[];
+  /** The parser's items, from the page's one tree (pages.ts). */
+  parse: (page: CapturedPage) => Item[];
   key: (item: Item) => string | undefined;
   /** Whether an item carries the field (default: present). */
   has?: (item: Item, field: string) => boolean;
@@ -229,8 +225,8 @@ function dataShowsPosition(source: string, id: string): boolean {
   return false;
 }
 
-function detectLocal(html: string, doc: Document): Shown[] {
-  if (!extractLocalPack(doc)) return [];
+function detectLocal(html: string, doc: Document, page: CapturedPage): Shown[] {
+  if (!page.localPack) return [];
   const scripted = scriptedIds(html);
   const source = pageSource(doc) ?? html;
   const marked = all("[data-cid], [data-rc_ludocids], a[href*='ludocid=']", doc).filter((el) => placeIdOf(el));
@@ -258,31 +254,29 @@ function detectLocal(html: string, doc: Document): Shown[] {
 
 // ---- the kinds and the table --------------------------------------------------------------------
 
-const filesIn = (...dirs: string[]) => dirs.flatMap((d) => readdirSync(join(FIXTURES_DIR, d)).filter((f) => f.endsWith(".html")).map((f) => `${d}/${f}`));
-
 export const KINDS: KindBench[] = [
   {
     kind: "images",
-    pages: () => filesIn("images"),
+    pages: () => filesIn(...PAGE_DIRS.images),
     detect: detectImages,
-    parse: (html) => parseImages(html).images_results,
+    parse: (page) => page.images.images_results,
     key: (i) => norm(i.link as string | undefined),
     has: (i, f) => (f === "is_product" ? i.is_product === true : i[f] !== undefined),
   },
-  { kind: "news", pages: () => filesIn("news"), detect: detectNews, parse: (html) => parseNews(html).news_results, key: (i) => norm(i.link as string) },
+  { kind: "news", pages: () => filesIn(...PAGE_DIRS.news), detect: detectNews, parse: (page) => page.news.news_results, key: (i) => norm(i.link as string) },
   {
     kind: "shopping",
-    pages: () => filesIn("shopping"),
+    pages: () => filesIn(...PAGE_DIRS.shopping),
     detect: detectShopping,
-    parse: (html) => parseShopping(html).shopping_results,
+    parse: (page) => page.shopping.shopping_results,
     key: (i) => i.title as string,
   },
   {
     kind: "local",
-    pages: () => filesIn("web", "web-mobile", "web-nojs"),
+    pages: () => filesIn(...PAGE_DIRS.web),
     holds: (html) => /data-cid=|data-rc_ludocids=|ludocid=/.test(html),
     detect: detectLocal,
-    parse: (_, doc) => extractLocalPack(doc)?.places ?? [],
+    parse: (page) => page.localPack?.places ?? [],
     key: (i) => i.place_id as string | undefined,
   },
 ];
@@ -294,34 +288,57 @@ export interface FieldFigure {
   returned: number;
 }
 
-/** Per kind and field: cards showing it, and of those, items carrying it. */
-export function measure(kinds = KINDS): FieldFigure[] {
-  const figures = new Map<string, FieldFigure>();
-  for (const k of kinds) {
-    for (const page of k.pages()) {
-      const html = readFileSync(join(FIXTURES_DIR, page), "utf8");
-      if (k.holds && !k.holds(html)) continue;
-      const doc = parseHtml(html);
-      const shown = k.detect(html, doc);
-      if (shown.length === 0) continue;
-      const items = new Map<string, Item>();
-      for (const item of k.parse(html, doc)) {
-        const key = k.key(item);
-        if (key && !items.has(key)) items.set(key, item);
+/** Of one card: each field it shows, and whether its item carries it. */
+type CardFields = Array<[field: string, returned: boolean]>;
+
+/** The kinds audit's side of a walk over the pages (pages.ts): each page's cards, put together kind by kind, page by page. */
+export function kindsReader(kinds = KINDS): PageReader & { figures(): FieldFigure[] } {
+  const pagesOf = new Map(kinds.map((k) => [k, k.pages()]));
+  /** Per kind and page: its cards. */
+  const cards = new Map<string, CardFields[]>();
+  return {
+    files: [...new Set([...pagesOf.values()].flat())],
+    read(page) {
+      for (const k of kinds) {
+        if (!pagesOf.get(k)!.includes(page.file) || (k.holds && !k.holds(page.html))) continue;
+        const shown = k.detect(page.html, page.doc, page);
+        if (shown.length === 0) continue;
+        const items = new Map<string, Item>();
+        for (const item of k.parse(page)) {
+          const key = k.key(item);
+          if (key && !items.has(key)) items.set(key, item);
+        }
+        cards.set(`${k.kind}\0${page.file}`, shown.map((card) => {
+          const item = items.get(card.key);
+          return card.fields.map((field) => [field, !!item && (k.has ? k.has(item, field) : item[field] !== undefined)]);
+        }));
       }
-      for (const card of shown) {
-        const item = items.get(card.key);
-        for (const field of card.fields) {
-          const id = `${k.kind}\0${field}`;
-          const f = figures.get(id) ?? { kind: k.kind, field, shown: 0, returned: 0 };
-          f.shown++;
-          if (item && (k.has ? k.has(item, field) : item[field] !== undefined)) f.returned++;
-          figures.set(id, f);
+    },
+    figures() {
+      const figures = new Map<string, FieldFigure>();
+      for (const k of kinds) {
+        for (const file of pagesOf.get(k)!) {
+          for (const card of cards.get(`${k.kind}\0${file}`) ?? []) {
+            for (const [field, returned] of card) {
+              const id = `${k.kind}\0${field}`;
+              const f = figures.get(id) ?? { kind: k.kind, field, shown: 0, returned: 0 };
+              f.shown++;
+              if (returned) f.returned++;
+              figures.set(id, f);
+            }
+          }
         }
       }
-    }
-  }
-  return [...figures.values()];
+      return [...figures.values()];
+    },
+  };
+}
+
+/** Per kind and field: cards showing it, and of those, items carrying it. */
+export function measure(kinds = KINDS): FieldFigure[] {
+  const reader = kindsReader(kinds);
+  readPages([reader]);
+  return reader.figures();
 }
 
 /** Share of shown fields returned, per kind (all fields of all cards together). */
@@ -336,16 +353,15 @@ export function kindShares(figures: FieldFigure[]): Map<string, number> {
   return new Map([...totals].map(([k, t]) => [k, t.returned / t.shown]));
 }
 
-function main(): void {
-  if (!fixturesAvailable) throw new Error(`captured pages not found at ${FIXTURES_DIR}`);
-  const figures = measure();
+/** The audit's tables, a kind each. */
+export function formatKinds(figures: FieldFigure[], kinds = KINDS): string {
   const shares = kindShares(figures);
-  for (const k of KINDS) {
+  const out: string[] = [];
+  for (const k of kinds) {
     const rows = figures.filter((f) => f.kind === k.kind);
-    console.log(`\n${k.kind}: ${((shares.get(k.kind) ?? NaN) * 100).toFixed(1)}% of the fields shown are returned`);
-    console.log("| field | shown | returned | share |\n|---|---|---|---|");
-    for (const f of rows) console.log(`| ${f.field} | ${f.shown} | ${f.returned} | ${((f.returned / f.shown) * 100).toFixed(0)}% |`);
+    out.push("", `${k.kind}: ${((shares.get(k.kind) ?? NaN) * 100).toFixed(1)}% of the fields shown are returned`);
+    out.push("| field | shown | returned | share |\n|---|---|---|---|");
+    for (const f of rows) out.push(`| ${f.field} | ${f.shown} | ${f.returned} | ${((f.returned / f.shown) * 100).toFixed(0)}% |`);
   }
+  return out.join("\n");
 }
-
-if (process.argv[1]?.endsWith("kind-fields.ts")) main();

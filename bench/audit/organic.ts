@@ -1,51 +1,88 @@
 /**
- * What an organic result's card shows, told from the card's HTML by generic shapes (a date in front
- * of the snippet text, a rating or price line, a small image beside the site name, extra links,
- * bold words, a redirect href), not by the class names the parser reads. The field audit of issue 25
- * (bench/organic-fields.ts, test/parsers/organic-fields.test.ts) counts, field by field, the results
- * whose card shows a field against those whose JSON has it.
+ * The organic-result audit of issue 25: what an organic result's card shows, told from the card's
+ * HTML by generic shapes (a date in front of the snippet text, a rating or price line, a small image
+ * beside the site name, extra links, bold words, a redirect href), not by the class names the parser
+ * reads; on every shared web page (web/, web-mobile/, web-nojs/), for each field family, how many
+ * results' cards show it and how many of those our JSON gives it to, and how many results have it in
+ * the JSON where the card shows no such shape (to read by hand: the shapes are simple, so some are
+ * the detector's misses, not the parser's inventions). packages/upstream/test/parsers/organic-fields.test.ts
+ * holds floors under the figures.
+ *
+ * `node_modules/.bin/tsx bench/audit.ts organic` (`--pages` adds a line per page and field;
+ * `--missed <field>` lists the results whose card shows the field and whose JSON lacks it).
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { isTag } from "domhandler";
-import type { OrganicResult } from "@serp/shared";
-import { all, ancestors, attr, type Document, type Element, parseHtml, text } from "../src/html/index.js";
-import { DATE_TEXT } from "../src/html/cards.js";
-import { extractWebSearch, isJsonChunks, joinJsonChunks } from "../src/kinds/web-search/index.js";
-import { targetUrl } from "../src/values.js";
-import { FIXTURES_DIR } from "./fixtures-dir.js";
+import { all, ancestors, attr, type AnyNode, type Document, type Element, text } from "../../packages/upstream/src/html/index.js";
+import { DATE_TEXT } from "../../packages/upstream/src/html/cards.js";
+import { targetUrl } from "../../packages/upstream/src/values.js";
+import { FIELDS, hasField, type AuditedResult, type Field } from "./organic-data.js";
+import { filesIn, PAGE_DIRS, readPages, type CapturedPage, type PageReader } from "./pages.js";
 
-/** The field families of the audit, in the order the bench prints them. */
-export const FIELDS = ["date", "rich_snippet", "sitelinks", "favicon", "thumbnail", "snippet_highlighted_words", "redirect_link"] as const;
-export type Field = (typeof FIELDS)[number];
+export { FIELDS, hasField, type AuditedResult, type Field };
 
-export interface AuditedResult {
-  page: string;
-  result: OrganicResult;
-  /** The result's card: the largest element around its title link holding no other titled link. */
-  card: Element | undefined;
-  /** The fields the card shows. */
-  shows: Set<Field>;
-}
-
-/** The shared pages of the web kinds the audit reads. */
-export const AUDIT_DIRS = ["web", "web-mobile", "web-nojs"] as const;
-
-export function auditPages(): string[] {
-  return AUDIT_DIRS.flatMap((dir) => readdirSync(join(FIXTURES_DIR, dir)).filter((f) => f.endsWith(".html")).map((f) => `${dir}/${f}`));
-}
-
-/** Every organic result of a shared page, with its card and what the card shows. */
-export function auditPage(page: string): AuditedResult[] {
-  const html = readFileSync(join(FIXTURES_DIR, page), "utf8");
-  const doc = parseHtml(isJsonChunks(html) ? joinJsonChunks(html) : html);
-  const { organic_results } = extractWebSearch(doc);
-  const cards = cardsOf(doc);
+/** Every organic result of a shared web page, whether its card was found, and what the card shows. */
+export function auditPage(page: CapturedPage): AuditedResult[] {
+  const { organic_results } = page.webSearch;
+  const cards = cardsOf(page.doc);
   return organic_results.map((result) => {
     const card = cards.find((c) => c.link === result.link && c.title === result.title);
-    return { page, result, card: card?.card, shows: card ? shownFields(card.card, card.anchor) : new Set() };
+    return { page: page.file, result, card: card !== undefined, shows: card ? [...shownFields(card.card, card.anchor)] : [] };
   });
 }
+
+/** The organic audit's side of a walk over the pages (pages.ts): every web page's results, in page order. */
+export function organicReader(): PageReader & { results(): AuditedResult[] } {
+  const files = filesIn(...PAGE_DIRS.web);
+  const byPage = new Map<string, AuditedResult[]>();
+  return {
+    files,
+    read: (page) => void byPage.set(page.file, auditPage(page)),
+    results: () => files.flatMap((f) => byPage.get(f) ?? []),
+  };
+}
+
+/** Every organic result of the shared web pages, audited (plain data: organic-fields.test.ts reads it through its in-node.ts). */
+export function organicResults(): AuditedResult[] {
+  const reader = organicReader();
+  readPages([reader]);
+  return reader.results();
+}
+
+/** The audit's table (and, asked, a line per page and field, and the results missing a field). */
+export function formatOrganic(results: AuditedResult[], pageCount: number, opts: { pages?: boolean; missed?: string } = {}): string {
+  const out: string[] = [];
+  const shows = (r: AuditedResult, f: string) => r.shows.includes(f as Field);
+  const has = (r: AuditedResult, f: string) => hasField(r.result, f as Field);
+  const withCard = results.filter((r) => r.card);
+  out.push(`${results.length} organic results on ${pageCount} pages (${withCard.length} with their card found)`, "");
+  const rows = FIELDS.map((field) => {
+    const shown = withCard.filter((r) => shows(r, field));
+    const found = shown.filter((r) => has(r, field));
+    const extra = withCard.filter((r) => !shows(r, field) && has(r, field));
+    const share = shown.length ? `${((found.length / shown.length) * 100).toFixed(0)}%` : "-";
+    return [field, String(shown.length), String(found.length), share, String(extra.length)];
+  });
+  const head = ["field", "cards showing it", "JSON has it", "found", "JSON has it, no shape seen"];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => (i ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join(" | ")} |`;
+  out.push(line(head), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...rows.map(line));
+  if (opts.pages) {
+    out.push("");
+    for (const page of new Set(results.map((r) => r.page))) {
+      const on = withCard.filter((r) => r.page === page);
+      const cells = FIELDS.map((f) => `${f} ${on.filter((r) => shows(r, f) && has(r, f)).length}/${on.filter((r) => shows(r, f)).length}`);
+      out.push(`${page.padEnd(58)} ${String(on.length).padStart(3)} results  ${cells.join("  ")}`);
+    }
+  }
+  if (opts.missed) {
+    const missed = opts.missed;
+    out.push("");
+    for (const r of withCard.filter((x) => shows(x, missed) && !has(x, missed))) out.push(`${r.page}  #${r.result.position} ${r.result.title.slice(0, 60)}`);
+  }
+  return out.join("\n");
+}
+
+/** An element (domhandler's `isTag`: only elements carry attributes; domhandler is no dependency of the root package). */
+const isTag = (n: AnyNode): n is Element => "attribs" in n;
 
 const HEADING = 'h3, [role="heading"][aria-level="3"], span.CVA68e';
 
@@ -206,10 +243,4 @@ function insideCite(el: Element): boolean {
 
 function inside(el: Element, ancestor: Element): boolean {
   return [...ancestors(el)].includes(ancestor);
-}
-
-/** Whether a result's JSON has the field. */
-export function hasField(r: OrganicResult, field: Field): boolean {
-  const v = (r as Record<string, unknown>)[field];
-  return v !== undefined && !(Array.isArray(v) && v.length === 0);
 }

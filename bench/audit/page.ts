@@ -1,5 +1,5 @@
 /**
- * The page side of the field audit (bench/field-audit.ts): a parse5 tree of a captured page, the
+ * The page side of the field audit (fields.ts, shown.ts): a parse5 tree of a captured page, the
  * cards of the items our answer returned located in it, and detectors that say which fields a
  * card SHOWS. Nothing here calls our parsers: every rule below reads the page's HTML on its own
  * (plain parse5, text and attribute patterns), so what a detector finds is what the page shows,

@@ -1,18 +1,12 @@
 /**
- * Field audit (issue 25): of the documented fields (reference/serpapi-shapes.md) that the captured
- * pages SHOW, how many reach our /search.json answer.
- *
- *   node_modules/.bin/tsx bench/field-audit.ts [--json] [--kind web|local|news|images|shopping] [--page <file part>] [--cards]
- *
- * Our side: each shared page goes through the code /search.json runs (the kind's parser via
- * `parsePage`, the worker's `buildResult`, the compatibility `envelope`), in process.
- * The page side never uses our parsers: the page is read with parse5 and plain patterns
- * (bench/field-audit-page.ts). For every item we return, its CARD is located in the page: the
- * anchor leading to the item's link (a `/url?q=` redirect or Wayback prefix undone), else the
- * element whose whole text is the item's title (local places: their title; also a `data-cid` /
- * `ludocid=` equal to the place id); the card is the largest element around it holding no other
- * item's anchor or title and under a size cap. Items whose card is not found are counted apart
- * ("unlocated") and judged on nothing. Then each field counts as SHOWN when:
+ * The page side of the field audit (fields.ts): what each item's card SHOWS, told by detectors of
+ * the audit's own that never use our parsers: the page is read with parse5 and plain patterns
+ * (page.ts). For every item we return, its CARD is located in the page: the anchor leading to the
+ * item's link (a `/url?q=` redirect or Wayback prefix undone), else the element whose whole text is
+ * the item's title (local places: their title; also a `data-cid` / `ludocid=` equal to the place
+ * id); the card is the largest element around it holding no other item's anchor or title and
+ * under a size cap. Items whose card is not found are counted apart ("unlocated") and judged on
+ * nothing. Then each field counts as SHOWN when:
  *
  * web search (organic_results; position, title, link left out)
  *   displayed_link  a <cite> in the card, or an element whose text is a `host › path` URL line
@@ -71,16 +65,7 @@
  *
  * Related questions, top stories and AI overview references are judged only where the page holds
  * their text or link (a returned question whose text is not on the page is skipped, not counted).
- * Returned: the item's field is present and not empty (an object or list counts when it has content).
- * A field returned but not shown is not counted: the share is shown → returned.
  */
-import { readFileSync, readdirSync } from "node:fs";
-import { join } from "node:path";
-import { buildResult, type Endpoint, type Job, type JobParams } from "@serp/shared";
-import { parsePage } from "@serp/upstream";
-import { FIXTURES_DIR, fixturesAvailable } from "../packages/upstream/test/fixtures-dir.js";
-import { envelope } from "../apps/api/src/compat/response.js";
-import { searchOfJob } from "../apps/api/src/compat/params.js";
 import {
   ABSOLUTE_DATE,
   ADDRESS,
@@ -101,7 +86,6 @@ import {
   iconIn,
   isGoogleHost,
   parentEl,
-  loadPage,
   phoneIn,
   pictureIn,
   pricesIn,
@@ -113,142 +97,21 @@ import {
   textOf,
   type El,
   type Page,
-} from "./field-audit-page.js";
+} from "./page.js";
 
-export type AuditKind = "web" | "local" | "news" | "images" | "shopping";
 type Item = Record<string, unknown>;
 
-/** The page directories of each kind (MANIFEST.md); local packs come from the web pages. */
-const DIRS: Record<Exclude<AuditKind, "local">, { dirs: string[]; endpoint: Endpoint }> = {
-  web: { dirs: ["web", "web-mobile", "web-nojs"], endpoint: "web-search" },
-  news: { dirs: ["news"], endpoint: "web-news" },
-  images: { dirs: ["images"], endpoint: "web-images" },
-  shopping: { dirs: ["shopping"], endpoint: "web-shopping-search" },
-};
-
-// ---- our answer ----------------------------------------------------------------------------------
-
-/** What GET /search.json answers for this page: parser → buildResult → compatibility envelope. */
-export function answerFor(endpoint: Endpoint, html: string, mobile = false): Record<string, unknown> {
-  const params: JobParams = { query: "audit", country: "us", language: "en", page: 1, ...(endpoint === "web-search" ? { device: mobile ? "mobile" : "desktop" } : {}) };
-  const { blocks } = parsePage(endpoint, html);
-  const result = buildResult(endpoint, params, blocks as never);
-  const now = new Date().toISOString();
-  const job: Job = { id: "audit", endpoint, queue: "live", status: "completed", params, credits: 1, latencyMs: 0, error: null, attempts: 1, createdAt: now, completedAt: now };
-  return envelope(searchOfJob(job), { job, accountId: "audit", result, upstreamUrl: null }, "http://localhost");
-}
-
-export function present(v: unknown): boolean {
-  if (v === undefined || v === null || v === "" || v === false) return v === false;
-  if (Array.isArray(v)) return v.length > 0;
-  if (typeof v === "object") return Object.values(v as object).some(present);
-  return true;
-}
-const at = (item: Item, path: string): unknown => path.split(".").reduce<unknown>((o, k) => (o && typeof o === "object" ? (o as Item)[k] : undefined), item);
-
-// ---- tallies --------------------------------------------------------------------------------------
-
-interface Tally {
-  shown: number;
-  returned: number;
-  /** The page with the most items showing the field without it in our answer. */
-  example?: string;
-  missingByPage?: Record<string, number>;
-}
-export interface KindReport {
-  kind: AuditKind;
-  pages: number;
-  items: number;
-  unlocated: number;
-  /** Item fields only (whole blocks apart): the kind's figure. */
-  shown: number;
-  returned: number;
-  share: number | null;
-  /** Web search: whole blocks shown on a page (one each per page) and returned. */
-  blocks?: { shown: number; returned: number; share: number | null };
-  fields: Record<string, Tally & { share: number | null }>;
-}
-
-class Counter {
-  fields = new Map<string, Tally>();
-  pages = 0;
-  items = 0;
-  unlocated = 0;
-  add(field: string, shown: boolean, returned: boolean, page: string) {
-    const t = this.fields.get(field) ?? { shown: 0, returned: 0 };
-    this.fields.set(field, t);
-    if (!shown) return;
-    t.shown++;
-    if (returned) t.returned++;
-    else {
-      const by = (t.missingByPage ??= {});
-      by[page] = (by[page] ?? 0) + 1;
-      if (!t.example || by[page]! > by[t.example]!) t.example = page;
-    }
-  }
-  report(kind: AuditKind): KindReport {
-    let shown = 0;
-    let returned = 0;
-    const fields: KindReport["fields"] = {};
-    let blockShown = 0;
-    let blockReturned = 0;
-    for (const [name, t] of this.fields) {
-      if (name.startsWith("block:")) {
-        blockShown += t.shown;
-        blockReturned += t.returned;
-      } else {
-        shown += t.shown;
-        returned += t.returned;
-      }
-      const { missingByPage: _m, ...tally } = t;
-      fields[name] = { ...tally, share: t.shown ? t.returned / t.shown : null };
-    }
-    const report: KindReport = { kind, pages: this.pages, items: this.items, unlocated: this.unlocated, shown, returned, share: shown ? returned / shown : null, fields };
-    if (blockShown) report.blocks = { shown: blockShown, returned: blockReturned, share: blockReturned / blockShown };
-    return report;
-  }
-}
-
-// ---- locating cards ---------------------------------------------------------------------------------
-
-interface Located {
+export interface Located {
   card: El;
   /** The anchor or element the card was found from. */
   head: El;
-}
-
-/** Each item against its card: counts what the card shows and whether the item has it, and logs the verdict. */
-function judgeItems(
-  page: Page,
-  file: string,
-  label: string,
-  titleWidth: number,
-  cards: Array<Located | undefined>,
-  items: Item[],
-  c: Counter,
-  fields: (card: El, head: El, item: Item, add: (f: string, shown: boolean) => void) => void,
-  returnedOf: Record<string, (i: Item) => boolean>,
-  log: (line: string) => void,
-): void {
-  items.forEach((item, i) => {
-    c.items++;
-    const loc = cards[i];
-    if (!loc) return void c.unlocated++;
-    const judged: string[] = [];
-    fields(loc.card, loc.head, item, (f, shown) => {
-      const returned = (returnedOf[f] ?? ((it: Item) => present(at(it, f))))(item);
-      c.add(f, shown, returned, file);
-      if (shown) judged.push(`${f}${returned ? "" : "✗"}`);
-    });
-    log(`${file} ${label} #${item.position} ${String(item.title).slice(0, titleWidth)} :: ${judged.join(" ")}${process.env.AUDIT_TEXT ? `\n    ${textOf(loc.card).slice(0, Number(process.env.AUDIT_TEXT))}` : ""}`);
-  });
 }
 
 /**
  * Cards of a list of items, by link (`linkKey`) or else by exact title text. Every other item's
  * anchor and title element bounds a card, and so does any other anchor holding a heading.
  */
-function locate(page: Page, items: Item[], linkKeys: string[], titleKey: string, maxText: number, extraHeads: El[] = []): Array<Located | undefined> {
+export function locate(page: Page, items: Item[], linkKeys: string[], titleKey: string, maxText: number, extraHeads: El[] = []): Array<Located | undefined> {
   const linkOf = (item: Item) => linkKeys.map((k) => targetOf(String(item[k] ?? ""))).find((t) => t && page.anchors.some((a) => baseOf(a.target) === baseOf(t)));
   const heads = items.map((item) => {
     const link = linkOf(item);
@@ -279,7 +142,7 @@ function locate(page: Page, items: Item[], linkKeys: string[], titleKey: string,
 
 const URL_LINE = /^(?:https?:\/\/)?[\w-]+(?:\.[\w-]+)+(?: › .*)?$/;
 
-function organicFields(card: El, head: El, item: Item, add: (f: string, shown: boolean) => void) {
+export function organicFields(card: El, head: El, item: Item, add: (f: string, shown: boolean) => void) {
   const all = elementsOf(card);
   const titles = all.filter((e) => e.tagName === "h3" || attr(e, "role") === "heading");
   const urlLines = all.filter((e) => e.tagName === "cite" || (textOf(e).length < 120 && URL_LINE.test(textOf(e)) && e.tagName !== "a"));
@@ -320,9 +183,6 @@ export function organicShown(page: Page, items: Item[]): Array<Record<string, bo
   });
 }
 
-const ORGANIC_RETURNED: Record<string, (i: Item) => boolean> = {
-  rich_snippet: (i) => present(i.rich_snippet),
-};
 
 /** Whole blocks a web page shows, by markers of the page itself. */
 const HEADINGS: Record<string, RegExp> = {
@@ -365,7 +225,7 @@ export function webBlocksShown(page: Page): Record<string, boolean> {
 }
 
 /** A place's CID: a long decimal number (other `data-cid` values on the page are short hex or UUIDs). */
-const CID = /^\d{6,}$/;
+export const CID = /^\d{6,}$/;
 
 // ---- related questions -----------------------------------------------------------------------------
 
@@ -419,7 +279,6 @@ export function aiReferencesShown(page: Page, organic: Item[]): Set<string> {
 
 // ---- knowledge panel -----------------------------------------------------------------------------
 
-const KG_KNOWN = new Set(["title", "type", "kgmid", "knowledge_graph_search_link", "serpapi_knowledge_graph_search_link", "header_images", "description", "source", "website", "thumbnail", "people_also_search_for", "see_results_about", "attributes"]);
 const PASF = /^(?:people also search for|les internautes ont également recherché|ludzie wyszukują też|andere suchten auch nach|la gente también busca|as pessoas também pesquisam|также ищут|他の人はこちらも検索|其他人还搜索了)$/i;
 const WEBSITE = /^(?:website|site web|site|strona|strona internetowa|webseite|sitio web|веб-сайт|сайт|ウェブサイト|官方网站)$/i;
 
@@ -455,28 +314,9 @@ export function knowledgePanelShown(page: Page): Record<string, boolean> | undef
   };
 }
 
-function kgReturned(kg: Item | undefined, field: string): boolean {
-  if (!kg) return false;
-  if (field === "attributes") return present(kg.attributes) || Object.keys(kg).some((k) => !KG_KNOWN.has(k) && !k.endsWith("_link") && !k.endsWith("_links") && present(kg[k]));
-  return present(kg[field]);
-}
-
-const BLOCK_RETURNED: Record<string, (o: Record<string, unknown>) => boolean> = {
-  ai_overview: (o) => present(o.ai_overview),
-  knowledge_graph: (o) => present(o.knowledge_graph),
-  related_questions: (o) => present(o.related_questions),
-  related_searches: (o) => present(o.related_searches),
-  top_stories: (o) => present(o.top_stories),
-  ads: (o) => present(o.ads),
-  inline_shopping: (o) => present(o.shopping_results) || present(o.inline_shopping) || present(o.inline_shopping_results) || present(o.immersive_products),
-  inline_videos: (o) => present(o.inline_videos) || present(o.video_results) || present(o.videos),
-  perspectives: (o) => present(o.perspectives),
-  local_results: (o) => present(o.local_results),
-};
-
 // ---- local ------------------------------------------------------------------------------------------------
 
-function localFields(page: Page, card: El, item: Item, add: (f: string, shown: boolean) => void, title: string) {
+export function localFields(page: Page, card: El, item: Item, add: (f: string, shown: boolean) => void, title: string) {
   const all = elementsOf(card);
   const isTitle = (e: El) => textOf(e) === title;
   const text = textOf(card).replace(title, " ");
@@ -511,7 +351,7 @@ function localFields(page: Page, card: El, item: Item, add: (f: string, shown: b
  * one, else the first element with its title text not taken by an earlier place), as large as it
  * gets without another place's title.
  */
-function placeCards(page: Page, places: Item[]): Array<El | undefined> {
+export function placeCards(page: Page, places: Item[]): Array<El | undefined> {
   const used = new Set<El>();
   const heads = places.map((p) => {
     const cid = String(p.place_id ?? "");
@@ -536,13 +376,9 @@ export function placeShown(page: Page, places: Item[]): Array<Record<string, boo
   });
 }
 
-const LOCAL_RETURNED: Record<string, (i: Item) => boolean> = {
-  service_options: (i) => present(i.service_options) || (typeof i.description === "string" && SERVICE_OPTIONS.test(i.description)),
-};
-
 // ---- news ----------------------------------------------------------------------------------------------------
 
-function newsFields(card: El, item: Item, add: (f: string, shown: boolean) => void) {
+export function newsFields(card: El, item: Item, add: (f: string, shown: boolean) => void) {
   const all = elementsOf(card);
   const title = String(item.title ?? "");
   const isTitle = (e: El) => textOf(e) === title || (title.length > 10 && textOf(e).startsWith(title.slice(0, 30)) && textOf(e).length <= title.length + 5);
@@ -559,14 +395,10 @@ function newsFields(card: El, item: Item, add: (f: string, shown: boolean) => vo
   add("favicon", iconIn(card));
 }
 
-const NEWS_RETURNED: Record<string, (i: Item) => boolean> = {
-  source: (i) => present(i.source),
-};
-
 // ---- images -----------------------------------------------------------------------------------------------------
 
 const SIZE_TEXT = /\b\d{2,5}\s?[×x]\s?\d{2,5}\b/;
-function imageFields(card: El, item: Item, add: (f: string, shown: boolean) => void) {
+export function imageFields(card: El, item: Item, add: (f: string, shown: boolean) => void) {
   const all = elementsOf(card);
   const title = String(item.title ?? "");
   const hrefs = all.filter((e) => e.tagName === "a").map((a) => attr(a, "href") ?? "");
@@ -589,18 +421,10 @@ function iconOnly(e: El): boolean {
   const h = Number(attr(e, "height") ?? NaN);
   return Number.isFinite(w) && Number.isFinite(h) && w <= 32 && h <= 32;
 }
-const IMAGE_RETURNED: Record<string, (i: Item) => boolean> = {
-  is_product: (i) => i.is_product === true,
-  in_stock: (i) => typeof i.in_stock === "boolean",
-};
 
 // ---- shopping ------------------------------------------------------------------------------------------------------
 
-const SHOPPING_RETURNED: Record<string, (i: Item) => boolean> = {
-  thumbnail: (i) => present(i.thumbnail) || present(i.thumbnails),
-};
-
-function shoppingFields(card: El, item: Item, add: (f: string, shown: boolean) => void) {
+export function shoppingFields(card: El, item: Item, add: (f: string, shown: boolean) => void) {
   const all = elementsOf(card);
   const title = String(item.title ?? "");
   const isTitle = (e: El) => textOf(e) === title;
@@ -635,159 +459,3 @@ function shoppingFields(card: El, item: Item, add: (f: string, shown: boolean) =
   }));
   add("tag", /\b(?:sale|promoção|oferta|price drop|queda de preço|baixou)\b/i.test(text));
 }
-
-// ---- the run ---------------------------------------------------------------------------------------------------------
-
-export interface AuditOptions {
-  kinds?: AuditKind[];
-  pageFilter?: string;
-  /** Print each located card's fields as judged (to check the detectors by eye). */
-  cards?: boolean;
-}
-
-export interface AuditReport {
-  kinds: KindReport[];
-  gaps: Array<{ kind: AuditKind; field: string; shown: number; returned: number; missing: number; example?: string }>;
-}
-
-function pagesOf(kind: Exclude<AuditKind, "local">, filter?: string): string[] {
-  return DIRS[kind].dirs.flatMap((d) =>
-    readdirSync(join(FIXTURES_DIR, d)).filter((f) => f.endsWith(".html")).map((f) => `${d}/${f}`),
-  ).filter((f) => !filter || f.includes(filter)).sort();
-}
-
-export function runAudit(opts: AuditOptions = {}): AuditReport {
-  if (!fixturesAvailable) throw new Error(`captured pages not found at ${FIXTURES_DIR}`);
-  const want = new Set<AuditKind>(opts.kinds ?? ["web", "local", "news", "images", "shopping"]);
-  const counters = new Map<AuditKind, Counter>((["web", "local", "news", "images", "shopping"] as AuditKind[]).map((k) => [k, new Counter()]));
-  const log = (s: string) => opts.cards && console.log(s);
-
-  const webPages = want.has("web") || want.has("local") ? pagesOf("web", opts.pageFilter) : [];
-  for (const file of webPages) {
-    const html = readFileSync(join(FIXTURES_DIR, file), "utf8");
-    const page = loadPage(html);
-    const out = answerFor("web-search", html, file.startsWith("web-mobile/"));
-    if (want.has("web")) {
-      const c = counters.get("web")!;
-      c.pages++;
-      const items = (out.organic_results as Item[] | undefined) ?? [];
-      judgeItems(page, file, "organic", 50, locate(page, items, ["link"], "title", 2500), items, c, organicFields, ORGANIC_RETURNED, log);
-      const kg = knowledgePanelShown(page);
-      if (kg) {
-        for (const [f, shown] of Object.entries(kg)) {
-          const returned = kgReturned(out.knowledge_graph as Item | undefined, f);
-          c.add(`knowledge_graph.${f}`, shown, returned, file);
-          if (shown) log(`${file} knowledge_graph.${f}${returned ? "" : "✗"}`);
-        }
-      }
-      const stories = (out.top_stories as Item[] | undefined) ?? [];
-      locate(page, stories, ["link"], "title", 800).forEach((loc, i) => {
-        if (!loc) return;
-        newsFields(loc.card, stories[i]!, (f, shown) => {
-          if (f !== "source" && f !== "date" && f !== "thumbnail") return;
-          const returned = present(stories[i]![f]);
-          c.add(`top_stories.${f}`, shown, returned, file);
-          if (shown) log(`${file} top_stories #${i + 1}.${f}${returned ? "" : "✗"}`);
-        });
-      });
-      const questions = (out.related_questions as Item[] | undefined) ?? [];
-      relatedQuestionsShown(page, questions).forEach((shown, i) => {
-        if (!shown) return;
-        for (const [f, isShown] of Object.entries(shown)) {
-          const returned = present(questions[i]![f]);
-          c.add(`related_questions.${f}`, isShown, returned, file);
-          if (isShown) log(`${file} related_questions #${i + 1}.${f}${returned ? "" : "✗"}`);
-        }
-      });
-      const refs = aiReferencesShown(page, items);
-      const returnedRefs = new Set(((out.ai_overview as { references?: Item[] } | undefined)?.references ?? []).map((r) => baseOf(targetOf(String(r.link ?? "")))));
-      for (const t of refs) {
-        const returned = returnedRefs.has(t);
-        c.add("ai_overview.references", true, returned, file);
-        log(`${file} ai_overview.references ${t.slice(0, 60)}${returned ? "" : "✗"}`);
-      }
-      const blocks = webBlocksShown(page);
-      for (const [name, shown] of Object.entries(blocks)) {
-        const returned = BLOCK_RETURNED[name]!(out);
-        c.add(`block:${name}`, shown, returned, file);
-        if (shown) log(`${file} block ${name}${returned ? "" : "✗"}`);
-      }
-    }
-    if (want.has("local")) {
-      const lr = out.local_results as { places?: Item[] } | Item[] | undefined;
-      const places = Array.isArray(lr) ? lr : (lr?.places ?? []);
-      const c = counters.get("local")!;
-      if (places.length) c.pages++;
-      const cards = placeCards(page, places);
-      places.forEach((p, i) => {
-        c.items++;
-        const card = cards[i];
-        if (!card) return void c.unlocated++;
-        const judged: string[] = [];
-        localFields(page, card, p, (f, shown) => {
-          const returned = (LOCAL_RETURNED[f] ?? ((it: Item) => present(at(it, f))))(p);
-          c.add(f, shown, returned, file);
-          if (shown) judged.push(`${f}${returned ? "" : "✗"}`);
-        }, String(p.title ?? ""));
-        log(`${file} place #${p.position} ${String(p.title).slice(0, 40)} :: ${judged.join(" ")}${process.env.AUDIT_TEXT ? `\n    ${textOf(card).slice(0, Number(process.env.AUDIT_TEXT))}` : ""}`);
-      });
-    }
-  }
-
-  const simple: Array<[AuditKind, string, string[], number, (card: El, head: El, item: Item, add: (f: string, s: boolean) => void) => void, Record<string, (i: Item) => boolean>]> = [
-    ["news", "news_results", ["link"], 1500, (card, _h, item, add) => newsFields(card, item, add), NEWS_RETURNED],
-    ["images", "images_results", ["link"], 600, (card, _h, item, add) => imageFields(card, item, add), IMAGE_RETURNED],
-    ["shopping", "shopping_results", ["product_link", "link", "tracking_link"], 600, (card, _h, item, add) => shoppingFields(card, item, add), SHOPPING_RETURNED],
-  ];
-  for (const [kind, block, linkKey, maxText, fields, returnedOf] of simple) {
-    if (!want.has(kind)) continue;
-    const c = counters.get(kind)!;
-    for (const file of pagesOf(kind as Exclude<AuditKind, "local">, opts.pageFilter)) {
-      const html = readFileSync(join(FIXTURES_DIR, file), "utf8");
-      const page = loadPage(html);
-      const out = answerFor(DIRS[kind as Exclude<AuditKind, "local">].endpoint, html);
-      c.pages++;
-      const items = (out[block] as Item[] | undefined) ?? [];
-      judgeItems(page, file, kind, 40, locate(page, items, linkKey, "title", maxText), items, c, fields, returnedOf, log);
-    }
-  }
-
-  const kinds = [...counters].filter(([k]) => want.has(k)).map(([k, c]) => c.report(k));
-  const gaps = kinds
-    .flatMap((r) => Object.entries(r.fields).map(([field, t]) => ({ kind: r.kind, field, shown: t.shown, returned: t.returned, missing: t.shown - t.returned, example: t.example })))
-    .filter((g) => g.missing > 0)
-    .sort((a, b) => b.missing - a.missing)
-    .slice(0, 10);
-  return { kinds, gaps };
-}
-
-const pct = (x: number | null) => (x === null ? "  n/a" : `${(x * 100).toFixed(0).padStart(4)}%`);
-
-export function formatAudit(r: AuditReport): string {
-  const lines: string[] = [];
-  lines.push("kind       pages  items  unlocated   shown  returned  share");
-  for (const k of r.kinds) {
-    lines.push(`${k.kind.padEnd(10)} ${String(k.pages).padStart(5)} ${String(k.items).padStart(6)} ${String(k.unlocated).padStart(10)} ${String(k.shown).padStart(7)} ${String(k.returned).padStart(9)}  ${pct(k.share)}`);
-    if (k.blocks) lines.push(`${(k.kind + " blocks").padEnd(10)} ${"".padStart(5)} ${"".padStart(6)} ${"".padStart(10)} ${String(k.blocks.shown).padStart(7)} ${String(k.blocks.returned).padStart(9)}  ${pct(k.blocks.share)}`);
-  }
-  for (const k of r.kinds) {
-    lines.push("", `${k.kind}: field${" ".repeat(32 - k.kind.length)}shown  returned  share`);
-    for (const [f, t] of Object.entries(k.fields)) lines.push(`  ${f.padEnd(36)} ${String(t.shown).padStart(6)} ${String(t.returned).padStart(9)}  ${pct(t.share)}`);
-  }
-  lines.push("", "largest gaps (shown but not returned):");
-  for (const g of r.gaps) lines.push(`  ${g.kind.padEnd(9)} ${g.field.padEnd(36)} ${String(g.returned).padStart(4)}/${String(g.shown).padEnd(4)} missing ${String(g.missing).padStart(4)}  e.g. ${g.example ?? ""}`);
-  return lines.join("\n");
-}
-
-function main() {
-  const args = process.argv.slice(2);
-  const value = (name: string) => {
-    const i = args.indexOf(name);
-    return i >= 0 ? args[i + 1] : undefined;
-  };
-  const kind = value("--kind") as AuditKind | undefined;
-  const report = runAudit({ kinds: kind ? [kind] : undefined, pageFilter: value("--page"), cards: args.includes("--cards") });
-  console.log(args.includes("--json") ? JSON.stringify(report, null, 2) : formatAudit(report));
-}
-
-if (process.argv[1] && /field-audit\.ts$/.test(process.argv[1])) main();
