@@ -100,11 +100,13 @@ d("worker graceful shutdown", () => {
     expect({ waiting: counts.waiting! + counts.prioritized!, active: counts.active }).toEqual({ waiting: 6, active: 0 });
 
     stack.replay.setFaults({ latencyMs: 100 });
-    const restartedAt = Date.now();
     await startWorker();
+    // From the next worker's "ready", not its spawn: how long a process takes to start on a busy
+    // machine is not what this measures.
+    const readyAt = Date.now();
     await waitFor("all jobs final", async () => (await statuses(ids)).every((s) => s === "completed" || s === "failed"), 20_000, 100);
     // Well inside the lock duration (15 s) a crashed worker's jobs would wait for.
-    expect(Date.now() - restartedAt).toBeLessThan(12_000);
+    expect(Date.now() - readyAt).toBeLessThan(12_000);
     const settled = await expectSettledOnce(accountId, ids, 20);
     expect(settled).toEqual({ completed: 6, charged: 6 });
   }, 55_000);
