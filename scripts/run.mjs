@@ -192,8 +192,9 @@ const FAST_TIER = ["--testPathPatterns", "/(packages|apps)/|/test/(docs|cli)/", 
 /**
  * The drills that measure time or kill and restart servers under load (a latency ratio, a failover
  * within its deadlines, processes gone within their drain deadlines, jobs handed back well inside
- * the lock duration, the exits proof's per-address budget): they run one file at a time, in a lane
- * of their own beside the rest, so two of them never compete with each other. Everything else runs
+ * the lock duration, the exits proof's per-address budget): they run one file at a time in each of
+ * two lanes beside the rest (split by their known durations: heavy-first-sequencer.mjs), so no more
+ * than two of them compete with each other. Everything else runs
  * in parallel: each stack has its own Redis key prefix and PostgreSQL schema, and a drill's private
  * servers take free ports.
  */
@@ -260,11 +261,9 @@ async function test(rawArgs) {
   if (fast) runs = [jest([...FAST_TIER, ...WORKERS, ...args])];
   else if (args.some((a) => !a.startsWith("-"))) runs = [jest([...WORKERS, ...args])];
   else {
-    say("the test files in parallel, and beside them the timing drills one at a time (their output when they end)");
-    runs = [
-      jest([...WORKERS, "--testPathIgnorePatterns", "/node_modules/", ...ALONE, ...args]),
-      jest(["--runInBand", "--testPathPatterns", ...ALONE, ...args], { held: true }),
-    ];
+    say("the test files in parallel, and beside them the timing drills one at a time in two lanes (their output when each lane ends)");
+    const lanes = [1, 2].map((i) => jest(["--runInBand", `--shard=${i}/2`, "--testPathPatterns", ...ALONE, ...args], { held: true }));
+    runs = [jest([...WORKERS, "--testPathIgnorePatterns", "/node_modules/", ...ALONE, ...args]), ...lanes];
   }
   const statuses = await Promise.all(runs);
   report(env.SLOWEST_SUITES_FILE, started, root + "/");
