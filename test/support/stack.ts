@@ -246,8 +246,9 @@ export async function statusesOnceCompleted(jobs: { status(id: string): Promise<
 
 /**
  * The environment of an app process a test (or bench) starts on `stack`: this process's, with the
- * stack's settings (its Redis prefix, its page store) and its own PostgreSQL schema (the run's DATABASE_URL names the database's
- * default schema, where a child's ledger drainer would drain the stack's entries away from it).
+ * stack's settings (its Redis prefix, its page store) and its own PostgreSQL schema (the run's
+ * DATABASE_URL names the database's default schema, where a child's ledger drainer would drain the
+ * stack's entries away from it).
  */
 export function childEnv(stack: Pick<Stack, "settings" | "databaseUrl">, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, ...stack.settings, ...extra };

@@ -13,8 +13,9 @@ import { createApiRuntime, ensureApiKeyAccount } from "./runtime.js";
 const output = new LogOutput();
 
 /**
- * Every setting is checked before anything connects (the geotargets files too): a bad one is a single fatal log line naming the setting and
- * its rule, then exit 78 (EX_CONFIG: npm start's supervisor does not restart it, scripts/supervise.mjs).
+ * Every setting is checked before anything connects (the geotargets files too): a bad one is a
+ * single fatal log line naming the setting and its rule, then exit 78 (EX_CONFIG: npm start's
+ * supervisor does not restart it, scripts/supervise.mjs).
  */
 function configuration(): { env: ApiEnv; locations: Locations } {
   try {

@@ -3,7 +3,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Metrics } from "@serp/metrics";
 import { Closers, JOB_ERRORS, type QueueName } from "@serp/shared";
-import { CacheFills, JobArchive, JobResults, JobStore, LedgerDrainer, QUEUE_CATALOG, openPageBlobs, openScrapeQueues, RawPageStore, ResultCache, createRedis, openPostgres, keySpace, redisTargetOf, waitReady, type KeySpace, type QueueHost, type RedisTarget } from "@serp/store";
+import { CacheFills, JobArchive, JobStore, LedgerDrainer, QUEUE_CATALOG, openJobResults, openPageBlobs, openScrapeQueues, RawPageStore, ResultCache, createRedis, openPostgres, keySpace, redisTargetOf, waitReady, type KeySpace, type QueueHost, type RedisTarget } from "@serp/store";
 import type { WorkerEnv } from "./env.js";
 import { FairShare } from "./fair-share.js";
 import { RetryLater, createProcessor, type KnownJob, type Scraper } from "./processor.js";
@@ -54,8 +54,7 @@ export async function createWorkerRuntime(env: WorkerEnv, o: WorkerRuntimeDeps) 
   // at a time), so no job waits on PostgreSQL. Closed after the workers (added before them).
   // Archived with its ledger entry by the drainer; read from the archive past its hot window (webhooks).
   // Archived records leave Redis after their hot window: their results go from the store then too.
-  const resultBlobs = env.JOB_RESULT_STORE === "page-store" ? openPageBlobs(env, "results") : undefined;
-  const results = resultBlobs ? new JobResults(resultBlobs, env.JOB_RETENTION_SECONDS, pg ? env.JOB_HOT_SECONDS : undefined) : undefined;
+  const results = openJobResults(env, env.JOB_RETENTION_SECONDS, pg ? env.JOB_HOT_SECONDS : undefined);
   // Closed after the workers and the drainer, which read and write results until they stop.
   if (results) closers.add("result store", () => results.blobs.close());
   const archive = pg ? new JobArchive(pg, store, keys, env.JOB_HOT_SECONDS, env.JOB_RETENTION_SECONDS).readResultsFrom(results) : undefined;

@@ -26,7 +26,7 @@ export const metricsEnv = z.object({
 });
 
 /** Each refused setting as `NAME: rule` (or the rule alone when it names the setting), for the one line a process logs before it exits. */
-export function envProblems(error: z.ZodError): string[] {
+function envProblems(error: z.ZodError): string[] {
   return error.issues.map((i) => {
     const name = i.path.join(".");
     return !name || i.message.startsWith(name) ? i.message : `${name}: ${i.message}`;

@@ -45,8 +45,6 @@ export const compatErrorBody = named(z.object({ error: z.string() }), "CompatErr
 
 // ---- Jobs --------------------------------------------------------------------------------------
 
-const isoDate = isoDateSchema;
-
 // The job and its params are the shared schemas the Job type is inferred from (packages/shared/src/job.ts).
 export const jobParams = named(jobParamsSchema, "JobParams");
 export const job = named(jobSchema, "Job");
@@ -69,7 +67,7 @@ export const accountView = named(
   z.object({
     id: z.string().meta({ example: "acct_01JZ8K3Q4V7X9YB2C5D6E7F8G9" }),
     name: z.string(),
-    createdAt: isoDate,
+    createdAt: isoDateSchema,
     balance: z.int().meta({ description: "Credits bought minus credits charged" }),
     reserved: z.int().meta({ description: "Credits held by jobs pending or processing (one each)" }),
     available: z.int().meta({ description: "balance - reserved: what new jobs can use" }),
@@ -92,8 +90,8 @@ export const accountView = named(
       z.object({
         id: z.string().meta({ description: "The key's public id (its first characters)", example: "sk_live_a1B2" }),
         label: z.string(),
-        createdAt: isoDate,
-        revokedAt: isoDate.nullable(),
+        createdAt: isoDateSchema,
+        revokedAt: isoDateSchema.nullable(),
       }),
     ),
   }),
@@ -103,8 +101,8 @@ export type AccountView = z.output<typeof accountView>;
 
 export const usageView = named(
   z.object({
-    from: isoDate.meta({ description: "Start of the range (inclusive)" }),
-    to: isoDate.meta({ description: "End of the range (exclusive)" }),
+    from: isoDateSchema.meta({ description: "Start of the range (inclusive)" }),
+    to: isoDateSchema.meta({ description: "End of the range (exclusive)" }),
     granularity: z.enum(["day", "month"]),
     usage: z.array(
       z.object({
