@@ -36,7 +36,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash, X509Certificate } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
-import { chromium, type Browser, type BrowserContext, type CDPSession, type Cookie, type Frame, type Page, type Response, type Route } from "playwright-core";
+import type { Browser, BrowserContext, CDPSession, Cookie, Frame, Page, Response, Route } from "playwright-core";
 import { isJsWall, type UpstreamResponse } from "./classify.js";
 import { decode, startRequest, type FetchFailure, type FetchResult, type UpstreamTls } from "./fetch.js";
 import type { Proxy } from "./proxies.js";
@@ -347,6 +347,9 @@ export class BrowserPool {
   private async start(): Promise<Live> {
     let browser: Browser;
     let pid: number | undefined;
+    // Loaded with the first browser, not with the module: playwright-core is most of what an API or
+    // a worker without browser rungs would otherwise load at start (about 40% of its start-up CPU).
+    const { chromium } = await import("playwright-core");
     if (this.o.cdpUrl) browser = await chromium.connectOverCDP(this.o.cdpUrl);
     else if (this.o.wsEndpoint) browser = await chromium.connect(this.o.wsEndpoint);
     else {
