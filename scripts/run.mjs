@@ -187,7 +187,7 @@ async function start() {
  * Redis and PostgreSQL still real), without the suites that parse every captured page many times
  * over, drive Chromium, or start whole stacks (`test/`); no type-check (`npm run typecheck`).
  */
-const FAST_TIER = ["--testPathPatterns", "/(packages|apps)/|/test/(docs|cli)/", "--testPathIgnorePatterns", "/node_modules/|/(conformance|html-equivalence|class-rename|class-rename-web|kind-fields|organic-fields|web-rich-blocks|field-audit|browser|parse-pool)\\.test\\.ts$"];
+const FAST_TIER = ["--testPathPatterns", "/(packages|apps)/|/test/(docs|cli)/", "--testPathIgnorePatterns", "/node_modules/|/(conformance|html-equivalence|class-rename|class-rename-web|kind-fields|organic-fields|web-rich-blocks|field-audit|browser|browser-captured|parse-pool)\\.test\\.ts$"];
 
 /**
  * The drills that measure time or kill and restart servers under load (a latency ratio, a failover

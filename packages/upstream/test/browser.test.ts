@@ -1,11 +1,12 @@
 /**
  * The browser transport with a real Debian Chromium, against the replay upstream over TLS: its
- * JavaScript challenge passed once per proxy, the rendered HTML parsed exactly as the captured page
- * is, a crash replaced, a remote browser over CDP and a Playwright server, and a headed browser
- * under Xvfb. One local browser serves the file; the remote ones are started by the tests.
+ * JavaScript challenge passed once per proxy, a crash replaced, a remote browser over CDP and a
+ * Playwright server, and a headed browser under Xvfb. One local browser
+ * serves the file; the remote ones are started by the tests. The parity of rendered pages with the
+ * captured ones, the longest checks, are in browser-captured.test.ts (run beside this file).
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
@@ -14,56 +15,11 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { chromium, type BrowserServer } from "playwright-core";
 import { startReplayServer, type ReplayServer } from "@serp/replay";
-import { BrowserPool, BROWSER_DEFAULTS, reusableFor, type BrowserRequest } from "../src/browser.js";
+import { BrowserPool, reusableFor, type BrowserRequest } from "../src/browser.js";
 import { classify } from "../src/classify.js";
 import { PARSERS } from "../src/kinds/index.js";
-import { FIXTURES_DIR, fixturesAvailable } from "./fixtures-dir.js";
-
-const CHROMIUM = process.env.BROWSER_EXECUTABLE_PATH ?? BROWSER_DEFAULTS.executablePath;
-const browserAvailable = existsSync(CHROMIUM);
-const d = fixturesAvailable && browserAvailable ? describe : describe.skip;
-if (!browserAvailable) console.warn(`browser tests skipped: no Chromium at ${CHROMIUM} (npm test installs Debian's chromium as root)`);
-
-const settings = { timeoutMs: 20_000, maxBodyBytes: 8 * 1024 * 1024 };
-const ask = (replay: ReplayServer, path: string, over: Partial<BrowserRequest> = {}): BrowserRequest => ({
-  url: `${replay.url}${path}`,
-  headers: { "accept-language": "en-US,en;q=0.9" },
-  device: "desktop",
-  language: "en",
-  country: "us",
-  ...over,
-});
-
-/** The first block whose parse differs, with both sides (shortened), for the failure message. */
-/** The path to the first leaf where two parses differ, with both values. */
-function firstDifference(a: unknown, b: unknown, path = ""): string {
-  if (a && b && typeof a === "object" && typeof b === "object") {
-    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])];
-    const key = keys.find((k) => JSON.stringify((a as Record<string, unknown>)[k]) !== JSON.stringify((b as Record<string, unknown>)[k]));
-    if (key !== undefined) return firstDifference((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], path ? `${path}.${key}` : key);
-  }
-  const show = (v: unknown) => JSON.stringify(v)?.slice(0, 200);
-  return `${path}: captured ${show(a)} / rendered ${show(b)}`;
-}
-
-/**
- * Fields the page's own scripts set or rewrite after load: pictures (a URL or a data URI), and the
- * click redirect a result reports to (`ping`, which the script decorates with its click tracking).
- */
-const SCRIPTED_FIELDS = new Set(["thumbnail", "favicon", "image", "header_images", "serpapi_thumbnail", "redirect_link"]);
-
-/**
- * The parse without what the page's scripts set. The served page holds a placeholder picture and a
- * script with its data URI or URL (which the parser reads); the rendered DOM holds whatever the
- * script has put in by the time it is read (the same picture as a data URI instead of a URL, one the
- * served page had no source for, or none yet), and click redirects the script has rewritten. Every
- * other field is compared exactly.
- */
-function withoutScripted(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutScripted);
-  if (!value || typeof value !== "object") return value;
-  return Object.fromEntries(Object.entries(value).filter(([k]) => !SCRIPTED_FIELDS.has(k)).map(([k, v]) => [k, withoutScripted(v)]));
-}
+import { FIXTURES_DIR } from "./fixtures-dir.js";
+import { ask, browserAvailable, CHROMIUM, d, settings } from "./browser-support.js";
 
 describe("the pinned playwright-core drives the installed Chromium's major version", () => {
   (browserAvailable ? test : test.skip)("Debian's chromium and playwright-core's bundled Chromium have the same major", () => {
@@ -147,42 +103,6 @@ d("browser transport (local Chromium)", () => {
     expect(r.ok && r.response.body.trimStart().startsWith("<?xml")).toBe(true);
     expect(r.ok && PARSERS["web-autocomplete"](r.response.body).suggestions.length).toBeGreaterThan(0);
   });
-
-  test("the rendered HTML parses exactly as the captured page does, for every captured web page", async () => {
-    const files = ["web", "web-mobile", "web-nojs"].flatMap((dir) => readdirSync(join(FIXTURES_DIR, dir)).map((f) => `${dir}/${f}`));
-    const single = await startReplayServer({ dir: FIXTURES_DIR, https: true, routes: files.map((file) => ({ q: file.replace(/\W+/g, "-"), file })) });
-    // Every page rendered (as under a challenge), which is what lets a warm page be read raw.
-    const own = new BrowserPool({ concurrency: 2, renderAlways: true }, { ca: single.certPem });
-    try {
-      const differing: string[] = [];
-      const left: string[] = [];
-      const queue = [...files];
-      // As many at once as the pool has pages, so no request spends its time limit waiting.
-      const renderNext = async (): Promise<void> => {
-        const file = queue.shift();
-        if (!file) return;
-        const device = file.startsWith("web-mobile/") ? "mobile" : "desktop";
-        const path = `/search?q=${file.replace(/\W+/g, "-")}`;
-        const r = await own.fetch(ask(single, path, { device }), settings);
-        if (!r.ok) differing.push(`${file}: ${r.failure} ${r.detail}`);
-        else if (!r.response.url.endsWith(path)) left.push(`${file} → ${new URL(r.response.url).search.slice(0, 60)}`);
-        else {
-          const direct = withoutScripted(PARSERS["web-search"](readFileSync(join(FIXTURES_DIR, file), "utf8"))) as object;
-          const rendered = withoutScripted(PARSERS["web-search"](r.response.body)) as object;
-          if (JSON.stringify(rendered) !== JSON.stringify(direct)) differing.push(`${file}: ${firstDifference(direct, rendered)}`);
-        }
-        return renderNext();
-      };
-      await Promise.all([renderNext(), renderNext()]);
-      expect(differing).toEqual([]);
-      // One capture's own script sends a JavaScript browser elsewhere (a 2022 Wayback copy of the
-      // basic layout); the page a browser ends on is then another query's, not this capture.
-      expect(left.map((l) => l.split(" → ")[0])).toEqual(["web-nojs/fatmira-brecani-basic-2022-wayback.html"]);
-    } finally {
-      await own.close();
-      await single.close();
-    }
-  }, 300_000);
 
   test("a browser killed mid-page: that request fails as a network error, the next one gets a new browser", async () => {
     replay.setFaults({ latencyMs: 1_500, times: 1, kinds: ["web"] });
@@ -320,32 +240,6 @@ d("browser transport: a page read raw", () => {
       server.close();
     }
   }, 30_000);
-});
-
-d("browser transport: snapshots under load", () => {
-  test("a rendered shopping page parses identically 20 times in a row while both cores are kept busy", async () => {
-    const file = "shopping/ean-7891114090307-shopping-pt-br-2021.html";
-    const replay = await startReplayServer({ dir: FIXTURES_DIR, https: true, routes: [{ file }] });
-    const pool = new BrowserPool({ concurrency: 1, renderAlways: true }, { ca: replay.certPem });
-    // Two spinning processes, one per core, for as long as the test runs.
-    const busy = [0, 1].map(() => spawn(process.execPath, ["-e", "const end = Date.now() + 120000; while (Date.now() < end);"], { stdio: "ignore" }));
-    try {
-      const direct = JSON.stringify(PARSERS["web-shopping-search"](readFileSync(join(FIXTURES_DIR, file), "utf8")));
-      expect(JSON.parse(direct).shopping_results?.length).toBeGreaterThan(0);
-      const req = ask(replay, "/search?q=7891114090307&tbm=shop&hl=pt-BR&gl=br", { language: "pt-BR", country: "br" });
-      const parses: string[] = [];
-      for (let i = 0; i < 20; i++) {
-        const r = await pool.fetch(req, { ...settings, timeoutMs: 30_000 });
-        if (!r.ok) throw new Error(`render ${i}: ${r.failure} ${r.detail}`);
-        parses.push(JSON.stringify(PARSERS["web-shopping-search"](r.response.body)));
-      }
-      expect(parses.filter((p) => p !== direct)).toEqual([]);
-    } finally {
-      for (const child of busy) child.kill("SIGKILL");
-      await pool.close();
-      await replay.close();
-    }
-  }, 120_000);
 });
 
 d("browser transport (a remote browser)", () => {
