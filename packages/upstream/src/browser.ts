@@ -64,6 +64,12 @@ export interface BrowserOptions {
    * a challenge must run. True renders every page and reads its DOM once settled.
    */
   renderAlways?: boolean;
+  /**
+   * The pages' CPU slowed by this factor with Chrome's CPU throttling (CDP
+   * Emulation.setCPUThrottlingRate, as DevTools' slow-CPU setting): pages render as on a machine
+   * that many times slower or busier. Default 1 (not slowed); for tests and for reproducing a slow host.
+   */
+  cpuSlowdown?: number;
 }
 
 export const BROWSER_DEFAULTS = {
@@ -74,6 +80,7 @@ export const BROWSER_DEFAULTS = {
   maxRssMb: 1536,
   cookieTtlMs: 10 * 60_000,
   renderAlways: false,
+  cpuSlowdown: 1,
 } as const;
 
 /** Flags a closed network needs (no update, sync or first-run traffic), and no automation banner. */
@@ -392,11 +399,13 @@ export class BrowserPool {
     return tab;
   }
 
-  /** A new page of the tab, announcing the agent's client hints. */
+  /** A new page of the tab, announcing the agent's client hints, its CPU slowed when asked (`cpuSlowdown`). */
   private async page(tab: Tab, req: BrowserRequest): Promise<Page> {
     const page = await tab.context.newPage();
     await announceAsChrome(tab.context, page, req);
-    TAPS.set(page, await tapOf(tab.context, page));
+    const tap = await tapOf(tab.context, page);
+    if (this.o.cpuSlowdown > 1) await tap.session.send("Emulation.setCPUThrottlingRate", { rate: this.o.cpuSlowdown });
+    TAPS.set(page, tap);
     return page;
   }
 

@@ -1,7 +1,7 @@
 /**
  * The browser transport with a real Debian Chromium, against the replay upstream over TLS: its
- * JavaScript challenge passed once per proxy, a crash replaced, a remote browser over CDP and a
- * Playwright server, and a headed browser under Xvfb. One local browser
+ * JavaScript challenge passed once per proxy, a crash replaced, a page's CPU slowed, a remote
+ * browser over CDP and a Playwright server, and a headed browser under Xvfb. One local browser
  * serves the file; the remote ones are started by the tests. The parity of rendered pages with the
  * captured ones, the longest checks, are in browser-captured.test.ts (run beside this file).
  */
@@ -240,6 +240,50 @@ d("browser transport: a page read raw", () => {
       server.close();
     }
   }, 30_000);
+});
+
+d("browser transport: a page's CPU slowed (cpuSlowdown)", () => {
+  /** A page whose script times a fixed busy loop and writes how long it took (ms) into its results region. */
+  const BUSY = `<!doctype html><html><head><title>z - Google Search</title></head><body><div id="search"><div id="rso"></div></div>
+<script>const start = performance.now(); let x = 0; for (let i = 0; i < 2e7; i++) x += Math.sqrt(i); document.querySelector("#rso").textContent = "loop " + (performance.now() - start).toFixed(1) + " ms " + (x > 0);</script>
+</body></html>`;
+  let server: Server;
+  let base: string;
+  beforeAll(async () => {
+    server = createServer((_, res) => res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(BUSY));
+    await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((done) => server.close(() => done())));
+
+  /** How long the page's loop took, rendered by this pool. */
+  async function loopMs(pool: BrowserPool): Promise<number> {
+    const r = await pool.fetch({ url: `${base}/search?q=busy`, headers: {}, device: "desktop", language: "en", country: "us" }, settings);
+    if (!r.ok) throw new Error(`${r.failure} ${r.detail}`);
+    const ms = /loop ([\d.]+) ms/.exec(r.response.body)?.[1];
+    if (ms === undefined) throw new Error(`no loop time in the page: ${r.response.body.slice(0, 300)}`);
+    return Number(ms);
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+  test("the page's scripts run as on a slower machine: a fixed loop takes at least twice as long at 4×", async () => {
+    const plain = new BrowserPool({ concurrency: 1, renderAlways: true });
+    const slowed = new BrowserPool({ concurrency: 1, renderAlways: true, cpuSlowdown: 4 });
+    try {
+      // Alternately, so that a busy moment of the machine falls on both; the median of 3 each.
+      const times = { plain: [] as number[], slowed: [] as number[] };
+      for (let i = 0; i < 3; i++) {
+        times.plain.push(await loopMs(plain));
+        times.slowed.push(await loopMs(slowed));
+      }
+      expect(median(times.plain)).toBeGreaterThan(0);
+      // About 4× measured (3.3–5× with the machine's load at 8 per core); 2× leaves room for that noise.
+      expect(median(times.slowed)).toBeGreaterThanOrEqual(2 * median(times.plain));
+    } finally {
+      await plain.close();
+      await slowed.close();
+    }
+  }, 60_000);
 });
 
 d("browser transport (a remote browser)", () => {
