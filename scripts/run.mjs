@@ -202,8 +202,8 @@ const ALONE = ["/test/drills/(?!credits-race|fuzz)[^/]+\\.test\\.ts$", "/test/op
 /**
  * Jest processes for the rest: most files wait on Redis, HTTP and child processes (the suite's
  * CPU is about a third of its files' wall time: the slowest-files report), so four, beside the
- * drills' lane, keep two cores busy (measured: issue 28). A worker whose heap passed 2 GB after a
- * file (captured pages, a stack's modules) is replaced by a fresh one.
+ * drills' two lanes, keep two cores busy (measured: issue 28). A worker whose heap passed 2 GB after
+ * a file (captured pages, a stack's modules) is replaced by a fresh one.
  */
 const WORKERS = ["--maxWorkers=4", "--workerIdleMemoryLimit=2GB"];
 
