@@ -10,8 +10,8 @@ import { fixturesAvailable } from "./fixtures-dir.js";
 
 export const CHROMIUM = process.env.BROWSER_EXECUTABLE_PATH ?? BROWSER_DEFAULTS.executablePath;
 export const browserAvailable = existsSync(CHROMIUM);
-/** The describe of a test that needs both the browser and the captured pages. */
-export const d = fixturesAvailable && browserAvailable ? describe : describe.skip;
+/** The describe of a test that needs both the browser and the captured pages (none outside Jest: a work module imports this file too). */
+export const d = typeof describe === "undefined" ? undefined! : fixturesAvailable && browserAvailable ? describe : describe.skip;
 if (!browserAvailable) console.warn(`browser tests skipped: no Chromium at ${CHROMIUM} (npm test installs Debian's chromium as root)`);
 
 export const settings = { timeoutMs: 20_000, maxBodyBytes: 8 * 1024 * 1024 };
