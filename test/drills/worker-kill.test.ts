@@ -43,18 +43,24 @@ d("drill: worker killed mid-batch", () => {
       const res = await request(stack.api.app).post("/v1/jobs").set("Authorization", auth).send({ endpoint: "web-search", params: { query: "coffee" } });
       ids.push(res.body.job.id);
     }
+    // A slow upstream while the first worker runs: the batch takes it about 10 s, a window a poll on
+    // a busy machine cannot miss (at 300 ms it was 3 s, and one busy run saw every job done first).
+    stack.replay.setFaults({ latencyMs: 1_000 });
     const first = startWorker(stack);
     children.push(first);
-    // Kill it once some jobs are done and others are in flight.
-    const killBy = Date.now() + 30_000;
+    // Kill it once some jobs are done and others are in flight (statuses only: no result is read).
+    const killBy = Date.now() + 60_000;
     for (;;) {
-      const statuses = await Promise.all(ids.map(async (id) => (await stack.api.jobs.get(id))!.job.status));
-      if (statuses.filter((s) => s === "completed").length >= 4 && statuses.includes("processing")) break;
+      const statuses = await Promise.all(ids.map(async (id) => (await stack.api.jobs.get(id, { result: false }))!.job.status));
+      const completed = statuses.filter((s) => s === "completed").length;
+      if (completed >= 4 && statuses.includes("processing")) break;
+      if (completed === ids.length) throw new Error("every job was done before the kill: the drill killed nothing");
       if (Date.now() > killBy) throw new Error("the first worker never got going");
       await new Promise((r) => setTimeout(r, 50));
     }
     first.kill("SIGKILL");
     await new Promise((r) => first.once("exit", r));
+    stack.replay.setFaults({ latencyMs: 300 });
     children.push(startWorker(stack));
 
     const by = Date.now() + 90_000;
