@@ -79,6 +79,10 @@ async function npmStart(env: Record<string, string> = {}): Promise<NpmStart> {
   };
   child.stdout!.on("data", onData);
   child.stderr!.on("data", onData);
+  // Everything it and its descendants wrote has been read only once the pipes close, which can be
+  // well after npm itself exits on a busy machine (the keeper outlives it and speaks last).
+  let outputClosed = false;
+  child.once("close", () => (outputClosed = true));
   const run: NpmStart = {
     child,
     dir,
@@ -93,7 +97,7 @@ async function npmStart(env: Record<string, string> = {}): Promise<NpmStart> {
     waitForLine: (what, match, timeoutMs = 20_000) =>
       waitFor(what, () => {
         const line = lines.find(match);
-        if (!line && child.exitCode !== null) throw new StopWaiting(`npm start exited (${child.exitCode}):\n${lines.slice(-30).join("\n")}`);
+        if (!line && outputClosed) throw new StopWaiting(`npm start exited (${child.exitCode ?? child.signalCode}) and said no more:\n${lines.slice(-30).join("\n")}`);
         return line;
       }, timeoutMs, 50),
     processes: () => processesOf(markers),
@@ -248,6 +252,8 @@ withFixtures("Ctrl-C with jobs in flight: they finish, then Redis stops, and eve
     expect(worker.some((l) => /handed back|could not/.test(String(l.msg)))).toBe(false);
     const at = (text: string) => run.lines.findIndex((l) => l.startsWith(`[run] ${text}`));
     expect(at("SIGINT: stopping the API and worker, then redis-server")).toBeGreaterThan(-1);
+    // Its line can still be in the pipe when the last process is gone.
+    await run.waitForLine("redis-server's stop", (l) => l.startsWith("[run] redis-server stopped"), 10_000);
     expect(at("redis-server stopped")).toBeGreaterThan(at("worker stopped"));
     console.log(`supervisor: Ctrl-C with 4 jobs in flight (2 s upstream latency): everything gone after ${stopMs} ms`);
   } finally {
@@ -265,7 +271,7 @@ test("SIGKILL of run.mjs itself: the API and worker stop on their own, then Redi
   process.kill(runMjs, "SIGKILL");
   const stopMs = await run.allGone(killedAt, 15_000);
   expect(existsSync(join(run.dir, "redis-url"))).toBe(false);
-  await run.waitForLine("the keeper's last word", (l) => l === "[run] run.mjs is gone: redis-server stopped after the API and worker", 1_000);
+  await run.waitForLine("the keeper's last word", (l) => l === "[run] run.mjs is gone: redis-server stopped after the API and worker", 10_000);
   console.log(`supervisor: everything gone ${stopMs} ms after SIGKILL of run.mjs`);
 }, 60_000);
 

@@ -99,15 +99,23 @@ export function spawnService(app: "api" | "worker", env: Record<string, string>)
   };
   child.stdout!.on("data", onData);
   child.stderr!.on("data", onData);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once("exit", (code, signal) => r({ code, signal })));
+  // On "close", not "exit": once its output is read too (a busy machine can deliver the last lines after the exit).
+  let closed = false;
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    child.once("close", (code, signal) => {
+      closed = true;
+      r({ code, signal });
+    }),
+  );
   return {
     child,
     logs,
     output: () => raw,
     waitForLog: (what, match, timeoutMs = 15_000) =>
       waitFor(what, () => {
-        if (child.exitCode !== null) throw new StopWaiting(`${app} exited (${child.exitCode}):\n${raw.slice(-3_000)}`);
-        return logs.find(match);
+        const found = logs.find(match);
+        if (!found && closed) throw new StopWaiting(`${app} exited (${child.exitCode ?? child.signalCode}):\n${raw.slice(-3_000)}`);
+        return found;
       }, timeoutMs, 50),
     exited,
     async kill() {
