@@ -19,7 +19,7 @@ d("browser transport: every captured web page rendered", () => {
     // One capture's own script sends a JavaScript browser elsewhere (a 2022 Wayback copy of the
     // basic layout); the page a browser ends on is then another query's, not this capture.
     expect(left.map((l) => l.split(" → ")[0])).toEqual(["web-nojs/fatmira-brecani-basic-2022-wayback.html"]);
-  }, 300_000);
+  }, 600_000);
 });
 
 d("browser transport: snapshots on a slow CPU", () => {
@@ -30,5 +30,5 @@ d("browser transport: snapshots on a slow CPU", () => {
     expect(JSON.parse(direct).shopping_results?.length).toBeGreaterThan(0);
     expect(renders).toBe(20);
     expect(differing).toEqual([]);
-  }, 120_000);
+  }, 300_000);
 });

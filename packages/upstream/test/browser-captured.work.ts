@@ -12,6 +12,13 @@ import { PARSERS } from "../src/kinds/index.js";
 import { ask, firstDifference, settings, withoutScripted } from "./browser-support.js";
 
 /**
+ * A bound on each render, not a measure: these check what a render parses to, and on a busy 2-core
+ * machine a big page has taken more than 20 s to render (the transport's own limit is tested in
+ * browser.test.ts).
+ */
+const RENDER_BOUND_MS = 90_000;
+
+/**
  * Every captured web page (web, web-mobile, web-nojs) served over TLS and rendered by Chromium as
  * under a challenge: `differing` lists each page whose parse differs from the captured page's (or
  * that failed), `left` each page whose own script sent the browser to another URL.
@@ -31,7 +38,7 @@ export async function renderEveryWebPage(fixturesDir: string): Promise<{ pages: 
       if (!file) return;
       const device = file.startsWith("web-mobile/") ? "mobile" : "desktop";
       const path = `/search?q=${file.replace(/\W+/g, "-")}`;
-      const r = await own.fetch(ask(single, path, { device }), settings);
+      const r = await own.fetch(ask(single, path, { device }), { ...settings, timeoutMs: RENDER_BOUND_MS });
       if (!r.ok) differing.push(`${file}: ${r.failure} ${r.detail}`);
       else if (!r.response.url.endsWith(path)) left.push(`${file} → ${new URL(r.response.url).search.slice(0, 60)}`);
       else {
@@ -63,7 +70,7 @@ export async function renderShoppingRepeatedly(fixturesDir: string, times: numbe
     const req = ask(replay, "/search?q=7891114090307&tbm=shop&hl=pt-BR&gl=br", { language: "pt-BR", country: "br" });
     const differing: string[] = [];
     for (let i = 0; i < times; i++) {
-      const r = await pool.fetch(req, { ...settings, timeoutMs: 30_000 });
+      const r = await pool.fetch(req, { ...settings, timeoutMs: RENDER_BOUND_MS });
       if (!r.ok) throw new Error(`render ${i}: ${r.failure} ${r.detail}`);
       const parse = JSON.stringify(PARSERS["web-shopping-search"](r.response.body));
       if (parse !== direct) differing.push(`render ${i}: ${firstDifference(JSON.parse(direct), JSON.parse(parse))}`);
