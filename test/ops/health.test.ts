@@ -9,7 +9,7 @@ import { startDraining } from "../../apps/api/src/ops/readiness.js";
 import { createApiRuntime, type ApiRuntime } from "@serp/api/runtime";
 import { startReplayServer, type ReplayServer } from "@serp/replay";
 import { FIXTURES_DIR, fixturesAvailable, pollUntilFinal, silent } from "../support/stack.js";
-import { freePort, spawnService, startOwnRedis, statusOf, waitFor, type OwnRedis, type ServiceProcess } from "./support.js";
+import { freePort, spawnService, startOwnRedis, statusOf, waitFor, type OwnRedis, type ServiceProcess, START_BOUND_MS } from "./support.js";
 
 describe("health and readiness", () => {
   let redis: OwnRedis;
@@ -29,8 +29,8 @@ describe("health and readiness", () => {
       REDIS_URL: redis.url, SERP_PREFIX: prefix, WORKER_QUEUES: "fast,regular", HEALTH_PORT: String(healthPort),
       UPSTREAM_BASE_URL: replay?.url ?? "http://127.0.0.1:9",
     });
-    await worker.waitForLog("workers ready", (l) => l.msg === "workers ready", 20_000);
-  }, 30_000);
+    await worker.waitForLog("workers ready", (l) => l.msg === "workers ready", START_BOUND_MS);
+  }, 120_000);
 
   afterAll(async () => {
     await worker?.kill();

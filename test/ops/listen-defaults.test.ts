@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readEnvFile } from "../../scripts/env-file.mjs";
 import { REDIS_URL } from "../support/stack.js";
-import { freePort, spawnService, type ServiceProcess } from "./support.js";
+import { freePort, spawnService, type ServiceProcess, START_BOUND_MS } from "./support.js";
 
 const TOKEN = "metrics-token-0123456789abcdef";
 const prefix = `t${Date.now().toString(36)}`;
@@ -29,7 +29,7 @@ const get = (url: string, token?: string) => fetch(url, token ? { headers: { aut
 test("the API without HOST: on 127.0.0.1, said as it is; /metrics needs METRICS_TOKEN", async () => {
   const port = await freePort();
   const api = start("api", { PORT: String(port), METRICS_TOKEN: TOKEN });
-  const line = await api.waitForLog("API listening", (l) => String(l.msg).startsWith("API listening"), 30_000);
+  const line = await api.waitForLog("API listening", (l) => String(l.msg).startsWith("API listening"), START_BOUND_MS);
   expect(line).toMatchObject({ address: "127.0.0.1", port, msg: `API listening on http://127.0.0.1:${port}` });
 
   const base = `http://127.0.0.1:${port}`;
@@ -44,12 +44,12 @@ test("the API without HOST: on 127.0.0.1, said as it is; /metrics needs METRICS_
   expect(await scraped.text()).toMatch(/^# HELP /m);
   // Only /metrics is closed: the probes stay open for orchestrators.
   expect((await get(`${base}/healthz`)).status).toBe(200);
-}, 60_000);
+}, 120_000);
 
 test("HOST=0.0.0.0 is said as 0.0.0.0, with a warning for an open /metrics; METRICS_PORT serves it apart", async () => {
   const [port, metricsPort] = [await freePort(), await freePort()];
   const api = start("api", { PORT: String(port), HOST: "0.0.0.0", METRICS_PORT: String(metricsPort) });
-  const line = await api.waitForLog("API listening", (l) => String(l.msg).startsWith("API listening"), 30_000);
+  const line = await api.waitForLog("API listening", (l) => String(l.msg).startsWith("API listening"), START_BOUND_MS);
   expect(line).toMatchObject({ address: "0.0.0.0", port, msg: `API listening on http://0.0.0.0:${port}` });
   await api.waitForLog("metrics listening", (l) => String(l.msg).startsWith("metrics on"), 10_000);
   // /metrics moved away: the API's port no longer has it, so no open-metrics warning either.
@@ -62,19 +62,19 @@ test("HOST=0.0.0.0 is said as 0.0.0.0, with a warning for an open /metrics; METR
 
   const other = await freePort();
   const openApi = start("api", { PORT: String(other), HOST: "0.0.0.0" });
-  await openApi.waitForLog("open /metrics warning", (l) => String(l.msg).startsWith("GET /metrics is open"), 30_000);
-}, 90_000);
+  await openApi.waitForLog("open /metrics warning", (l) => String(l.msg).startsWith("GET /metrics is open"), START_BOUND_MS);
+}, 180_000);
 
 test("a worker's health port: on 127.0.0.1 without HOST, said as it is; /metrics needs METRICS_TOKEN", async () => {
   const port = await freePort();
   const worker = start("worker", { HEALTH_PORT: String(port), WORKER_QUEUES: "fast", METRICS_TOKEN: TOKEN, UPSTREAM_BASE_URL: "http://127.0.0.1:9" });
-  const line = await worker.waitForLog("health server", (l) => String(l.msg).startsWith("health server listening"), 30_000);
+  const line = await worker.waitForLog("health server", (l) => String(l.msg).startsWith("health server listening"), START_BOUND_MS);
   expect(line).toMatchObject({ address: "127.0.0.1", port, msg: `health server listening on http://127.0.0.1:${port}` });
   const base = `http://127.0.0.1:${port}`;
   expect((await get(`${base}/metrics`)).status).toBe(401);
   expect((await get(`${base}/metrics`, TOKEN)).status).toBe(200);
   expect((await get(`${base}/healthz`)).status).toBe(200);
-}, 60_000);
+}, 120_000);
 
 describe("npm start's .env (scripts/env-file.mjs)", () => {
   let dir: string;

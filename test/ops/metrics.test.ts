@@ -5,7 +5,7 @@
  */
 import request from "supertest";
 import { fixturesAvailable, pollUntilFinal, REDIS_URL, startStack, type Stack } from "../support/stack.js";
-import { freePort, sample, spawnService, type ServiceProcess } from "./support.js";
+import { freePort, sample, spawnService, type ServiceProcess, START_BOUND_MS } from "./support.js";
 
 const d = fixturesAvailable ? describe : describe.skip;
 
@@ -22,8 +22,8 @@ d("metrics", () => {
     worker = spawnService("worker", {
       ...stack.settings, WORKER_QUEUES: "live,fast,regular", HEALTH_PORT: String(port), UPSTREAM_BASE_URL: stack.replay.url, UPSTREAM_STATUS_INTERVAL_MS: "100",
     });
-    await worker.waitForLog("workers ready", (l) => l.msg === "workers ready", 20_000);
-  }, 30_000);
+    await worker.waitForLog("workers ready", (l) => l.msg === "workers ready", START_BOUND_MS);
+  }, 120_000);
 
   afterAll(async () => {
     await worker?.kill();
@@ -58,7 +58,7 @@ d("metrics", () => {
     expect(sample(text, "serp_parse_coverage_ratio_count", { endpoint: "web-news", layout: "basic" })).toBeGreaterThanOrEqual(1);
     expect(text).toContain("# TYPE serp_webhook_deliveries_total counter");
     expect(text).toContain("process_cpu_seconds_total");
-  }, 30_000);
+  }, 120_000);
 
   test("the API exports queue depths per queue and state, read from BullMQ at scrape time, and its HTTP metrics", async () => {
     const { auth } = await stack.account(5);

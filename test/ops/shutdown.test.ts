@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import request from "supertest";
 import { fixturesAvailable, REDIS_URL, startStack, type Stack } from "../support/stack.js";
-import { freePort, sleep, spawnService, statusOf, waitFor, type ServiceProcess } from "./support.js";
+import { freePort, sleep, spawnService, statusOf, waitFor, type ServiceProcess, START_BOUND_MS } from "./support.js";
 
 const d = fixturesAvailable ? describe : describe.skip;
 const search = (i: number) => ({ endpoint: "web-search", params: { query: `coffee ${i}` }, queue: "fast" });
@@ -21,7 +21,7 @@ d("worker graceful shutdown", () => {
       HEALTH_PORT: String(await freePort()), UPSTREAM_BASE_URL: stack.replay.url, ...env,
     });
     processes.push(worker);
-    await worker.waitForLog("workers ready", (l) => l.msg === "workers ready", 20_000);
+    await worker.waitForLog("workers ready", (l) => l.msg === "workers ready", START_BOUND_MS);
     return worker;
   };
 
@@ -79,7 +79,7 @@ d("worker graceful shutdown", () => {
     await waitFor("all jobs final", async () => (await statuses(ids)).every((s) => s === "completed" || s === "failed"), 25_000, 100);
     const settled = await expectSettledOnce(accountId, ids, 100);
     expect(settled).toEqual({ completed: 40, charged: 40 });
-  }, 55_000);
+  }, 180_000);
 
   test("past the shutdown deadline, jobs in flight are handed back to the queue and the next worker takes them at once", async () => {
     stack.replay.setFaults({ latencyMs: 4_000 });
@@ -109,7 +109,7 @@ d("worker graceful shutdown", () => {
     expect(Date.now() - readyAt).toBeLessThan(12_000);
     const settled = await expectSettledOnce(accountId, ids, 20);
     expect(settled).toEqual({ completed: 6, charged: 6 });
-  }, 55_000);
+  }, 180_000);
 });
 
 d("API graceful shutdown", () => {
@@ -133,7 +133,7 @@ d("API graceful shutdown", () => {
       ...stack.settings, PORT: String(port), HOST: "127.0.0.1", LIVE_DEADLINE_MS: "10000",
       API_KEY: key, API_KEY_CREDITS: "5",
     });
-    await api.waitForLog("API listening", (l) => String(l.msg).startsWith("API listening"), 20_000);
+    await api.waitForLog("API listening", (l) => String(l.msg).startsWith("API listening"), START_BOUND_MS);
     expect(await statusOf(`${base}/readyz`)).toBe(200);
 
     const live = fetch(`${base}/v1/jobs`, {
@@ -156,5 +156,5 @@ d("API graceful shutdown", () => {
     const { code } = await api.exited;
     expect(code).toBe(0);
     expect(api.logs.find((l) => l.msg === "stopped")).toMatchObject({ clean: true });
-  }, 40_000);
+  }, 120_000);
 });

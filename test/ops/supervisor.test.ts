@@ -14,7 +14,7 @@ import request from "supertest";
 import { startReplayServer, type ReplayServer } from "@serp/replay";
 import { restartDelay } from "../../scripts/supervise.mjs";
 import { FIXTURES_DIR, fixturesAvailable, startStack } from "../support/stack.js";
-import { ROOT, StopWaiting, freePort, spawnService, startOwnRedis, statusOf, waitFor } from "./support.js";
+import { ROOT, StopWaiting, freePort, spawnService, startOwnRedis, statusOf, waitFor, START_BOUND_MS } from "./support.js";
 
 /**
  * Processes whose command line or environment mention one of `markers` (the run's data dir, and its
@@ -309,7 +309,7 @@ withFixtures("a worker whose Redis is gone still stops on SIGTERM, at most 2 s p
   });
   try {
     stack.replay.setFaults({ latencyMs: 30_000 });
-    await worker.waitForLog("workers ready", (l) => l.msg === "workers ready", 20_000);
+    await worker.waitForLog("workers ready", (l) => l.msg === "workers ready", START_BOUND_MS);
     const { auth } = await stack.account(10);
     for (let i = 0; i < 2; i++) {
       const res = await request(stack.api.app).post("/v1/jobs").set("Authorization", auth).send({ endpoint: "web-search", params: { query: `coffee ${i}` }, queue: "fast" });
@@ -336,4 +336,4 @@ withFixtures("a worker whose Redis is gone still stops on SIGTERM, at most 2 s p
     await stack.close();
     await own.destroy();
   }
-}, 90_000);
+}, 150_000);

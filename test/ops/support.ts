@@ -74,6 +74,13 @@ export interface ServiceProcess {
 }
 
 /** Spawns `node --import tsx apps/<app>/src/index.ts` with the given environment, as `npm start` does. */
+/**
+ * How long an app process may take to start (to log "API listening" or "workers ready"): a bound,
+ * not a measure. One takes about 2.3 CPU-s to load, and a busy run with both cores taken by other
+ * processes has taken more than 20 s.
+ */
+export const START_BOUND_MS = 60_000;
+
 export function spawnService(app: "api" | "worker", env: Record<string, string>): ServiceProcess {
   const child = spawn(process.execPath, ["--import", "tsx", `apps/${app}/src/index.ts`], {
     cwd: ROOT,
@@ -111,7 +118,7 @@ export function spawnService(app: "api" | "worker", env: Record<string, string>)
     child,
     logs,
     output: () => raw,
-    waitForLog: (what, match, timeoutMs = 15_000) =>
+    waitForLog: (what, match, timeoutMs = START_BOUND_MS) =>
       waitFor(what, () => {
         const found = logs.find(match);
         if (!found && closed) throw new StopWaiting(`${app} exited (${child.exitCode ?? child.signalCode}):\n${raw.slice(-3_000)}`);
