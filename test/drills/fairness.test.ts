@@ -6,7 +6,7 @@
  * - webhooks: B's receiver that accepts and never answers delays A's delivery by at most 2 s.
  * Each drill prints its figures, and is as small as it can be while it still fails without the fair
  * share: A's live jobs then wait for a whole upstream answer (about ×2), its fast job for B's whole
- * backlog (checked below to be at least 5× the bound), its delivery for a webhook timeout (5× the
+ * backlog (checked below to be at least 4× the bound), its delivery for a webhook timeout (5× the
  * bound). DRILL_SHARE=1 lifts the slot cap, which fails the live and webhook drills; the fast drill
  * fails only without the priorities as well, which have no knob (docs/FAIRNESS.md).
  */
@@ -98,7 +98,7 @@ describe.each([1, 2])("live jobs, %i worker process(es), upstream answering afte
 });
 
 /** B's jobs queued on the fast queue: enough that, even as the workers take them while they are sent, those left ahead of A's make the drill telling (checked below). */
-const FLOOD = 200;
+const FLOOD = 300;
 const FAST_SLOTS = 8;
 const FAST_LATENCY_MS = 200;
 
@@ -140,13 +140,15 @@ describe("fast queue flooded by one account", () => {
     const counts = await stack.api.queues.fast.getJobCounts("waiting", "prioritized", "delayed");
     const backlog = counts.waiting! + counts.prioritized! + counts.delayed!;
     const loaded = await oneJob(a.auth);
-    // Not behind the backlog, only behind a free slot.
-    const bound = Math.max(1.5 * idle, idle + 400);
+    // Not behind the backlog, only behind a free slot: a slot frees every FAST_LATENCY_MS / FAST_SLOTS
+    // on average; the bound allows four whole upstream answers, for a machine busy with other work
+    // (one busy run took idle + 483 ms).
+    const bound = Math.max(1.5 * idle, idle + 4 * FAST_LATENCY_MS);
     // What A would wait without the fair share (every slot B's, A's job behind all of B's): the
     // drill tells only while that is clearly longer than the bound.
     const unfair = (backlog * FAST_LATENCY_MS) / FAST_SLOTS;
     report(`fast: A's job submitted → completed: idle ${idle} ms, behind B's ${backlog} queued jobs (of ${FLOOD}; ≈ ${(unfair / 1000).toFixed(1)} s of work for all ${FAST_SLOTS} slots, ${(unfair / bound).toFixed(1)}× the bound) ${loaded} ms`);
-    expect(unfair).toBeGreaterThanOrEqual(5 * bound);
+    expect(unfair).toBeGreaterThanOrEqual(4 * bound);
     expect(loaded).toBeLessThan(bound);
   }, LONG);
 });

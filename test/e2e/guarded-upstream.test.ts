@@ -332,7 +332,9 @@ d("the fetch ladder against a guarded upstream", () => {
     const child = spawn(process.execPath, ["--import", "tsx", "apps/cli/src/main.ts", "canary", "--json"], {
       cwd: ROOT,
       stdio: ["ignore", "pipe", "inherit"],
-      env: { ...process.env, ...upstreamEnv(), UPSTREAM_PROFILES_FILE: table },
+      // A bound on each rung, not a measure: a cold Chromium passing the challenge and rendering a
+      // shopping page has taken more than the default 15 s on a busy machine.
+      env: { ...process.env, ...upstreamEnv(), UPSTREAM_PROFILES_FILE: table, UPSTREAM_TIMEOUT_MS: "60000" },
     });
     let stdout = "";
     child.stdout!.on("data", (c: Buffer) => (stdout += c.toString()));
