@@ -355,7 +355,7 @@ export class BrowserPool {
     let browser: Browser;
     let pid: number | undefined;
     // Loaded with the first browser, not with the module: playwright-core is most of what an API or
-    // a worker without browser rungs would otherwise load at start (about 40% of its start-up CPU).
+    // a worker without browser rungs would otherwise load at start (a sixth of its start-up CPU).
     const { chromium } = await import("playwright-core");
     if (this.o.cdpUrl) browser = await chromium.connectOverCDP(this.o.cdpUrl);
     else if (this.o.wsEndpoint) browser = await chromium.connect(this.o.wsEndpoint);
